@@ -1,0 +1,442 @@
+/* The bootstrap: on the first call of any export, once per process, find the
+ * entry-point API, ask it for every export with the exact version and stream
+ * flavour of that export's typedef, and fill the slots the stubs jump through.
+ *
+ * Order: a CUDA runtime already loaded in the process; CUSHIM_CUDART; the
+ * runtimes libcudart.so.13, .12 and .11.0; then the driver's own
+ * cuGetProcAddress through dlopen("libcuda.so.1").  Nothing runs at load time
+ * but the registration of the fork handlers. */
+#include "cushim-internal.h"
+#include <dlfcn.h>
+#include <link.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+struct cushim_state cushim_state;
+
+/* ---- the entry-point API we found ---- */
+enum via { VIA_NONE, VIA_BYVERSION, VIA_GPA2, VIA_GPA1 };
+typedef int (*rt_byversion_fn)(const char *, void **, unsigned int, unsigned long long, int *);
+typedef int (*rt_entry4_fn)(const char *, void **, unsigned long long, int *);
+typedef int (*rt_entry3_fn)(const char *, void **, unsigned long long);
+typedef int (*rt_version_fn)(int *);
+typedef CUresult (*gpa2_fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
+typedef CUresult (*gpa1_fn)(const char *, void **, int, cuuint64_t);
+
+static struct {
+	enum via via;
+	void *fn;
+} api;
+
+#define CUDART_INSUFFICIENT_DRIVER 35 /* cudaErrorInsufficientDriver */
+
+/* The outcome of one lookup. */
+enum found { FOUND, NOT_FOUND, TOO_OLD, FAILED };
+
+static enum found lookup(const char *base, int version, int per_thread, void **out)
+{
+	unsigned long long flags = per_thread ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
+					      : CU_GET_PROC_ADDRESS_LEGACY_STREAM;
+	int status = -1;
+	int rc;
+	void *p = NULL;
+
+	switch (api.via) {
+	case VIA_BYVERSION:
+		rc = ((rt_byversion_fn)api.fn)(base, &p, (unsigned)version, flags, &status);
+		break;
+	case VIA_GPA2:
+		rc = ((gpa2_fn)api.fn)(base, &p, version, flags, (CUdriverProcAddressQueryResult *)&status);
+		break;
+	case VIA_GPA1:
+		rc = ((gpa1_fn)api.fn)(base, &p, version, flags);
+		status = (rc == 0 && p) ? 0 : 1;
+		break;
+	default:
+		return FAILED;
+	}
+	/* Judge by pointer and status, never by the result alone: a version below
+	 * the symbol's introduction answers success with NULL and status 2. */
+	*out = p;
+	if (rc == 0 && p && status == 0)
+		return FOUND;
+	if (status == 2)
+		return TOO_OLD;
+	return (rc == 0 || status == 1) ? NOT_FOUND : FAILED;
+}
+
+static const char *object_path(void *handle, char *buf, size_t size)
+{
+	struct link_map *lm = NULL;
+	if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && lm->l_name[0])
+		snprintf(buf, size, "%s", lm->l_name);
+	else
+		snprintf(buf, size, "?");
+	return buf;
+}
+
+/* Try one runtime: take it if it hands out entry points for this driver. */
+static int use_runtime(void *h, const char *what)
+{
+	rt_byversion_fn byversion = (rt_byversion_fn)dlsym(h, "cudaGetDriverEntryPointByVersion");
+	void *entry = dlsym(h, "cudaGetDriverEntryPoint");
+	rt_version_fn rtver = (rt_version_fn)dlsym(h, "cudaRuntimeGetVersion");
+	char path[4096], v[16];
+	int version = 0, rc, status = -1;
+	void *p = NULL;
+
+	object_path(h, path, sizeof path);
+	if (rtver)
+		rtver(&version);
+	if (byversion) {
+		rc = byversion("cuDriverGetVersion", &p, 2020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &status);
+		if (rc == 0 && p) {
+			api.via = VIA_BYVERSION;
+			api.fn = (void *)byversion;
+			cushim_state.via = "cudaGetDriverEntryPointByVersion";
+			goto taken;
+		}
+	} else if (entry) {
+		/* The runtime asks for cuGetProcAddress at its own version: 12.0 and
+		 * later hand back the v2 ABI (with a status), 11.x the v1 ABI. */
+		if (version >= 12000)
+			rc = ((rt_entry4_fn)entry)("cuGetProcAddress", &p, 0, &status);
+		else
+			rc = ((rt_entry3_fn)entry)("cuGetProcAddress", &p, 0);
+		if (rc == 0 && p) {
+			api.via = version >= 12000 ? VIA_GPA2 : VIA_GPA1;
+			api.fn = p;
+			cushim_state.via = version >= 12000 ? "cudaGetDriverEntryPoint (cuGetProcAddress_v2)"
+							    : "cudaGetDriverEntryPoint (cuGetProcAddress)";
+			goto taken;
+		}
+	} else {
+		cushim_log(CUSHIM_LOG_INFO, "%s %s has no cudaGetDriverEntryPoint; skipped", what, path);
+		return 0;
+	}
+	if (rc == CUDART_INSUFFICIENT_DRIVER)
+		cushim_log(CUSHIM_LOG_INFO, "%s %s (CUDA %s) refuses this driver (cudaErrorInsufficientDriver); "
+			   "trying the next", what, path, cushim_format_version(version, v));
+	else
+		cushim_log(CUSHIM_LOG_INFO, "%s %s (CUDA %s) gave no entry points (error %d); trying the next",
+			   what, path, cushim_format_version(version, v), rc);
+	return 0;
+taken:
+	snprintf(cushim_state.path, sizeof cushim_state.path, "%s", path);
+	cushim_log(CUSHIM_LOG_INFO, "using %s %s (CUDA %s) through %s", what, path,
+		   cushim_format_version(version, v), cushim_state.via);
+	return 1;
+}
+
+static const char *const runtime_sonames[] = { "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0" };
+
+static int find_runtime(void)
+{
+	void *h;
+
+	/* A runtime the process has already loaded, globally or privately. */
+	if (dlsym(RTLD_DEFAULT, "cudaGetDriverEntryPoint")) {
+		Dl_info info;
+		void *sym = dlsym(RTLD_DEFAULT, "cudaGetDriverEntryPoint");
+		if (dladdr(sym, &info) && info.dli_fname && (h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD))) {
+			if (use_runtime(h, "the process's runtime"))
+				return 1;
+			dlclose(h);
+		}
+	}
+	for (size_t i = 0; i < sizeof runtime_sonames / sizeof *runtime_sonames; i++)
+		if ((h = dlopen(runtime_sonames[i], RTLD_NOW | RTLD_NOLOAD))) {
+			if (use_runtime(h, "the process's runtime"))
+				return 1;
+			dlclose(h);
+		}
+	if (cushim_conf.cudart) {
+		if ((h = dlopen(cushim_conf.cudart, RTLD_NOW | RTLD_LOCAL))) {
+			if (use_runtime(h, "CUSHIM_CUDART runtime"))
+				return 1;
+			dlclose(h);
+		} else {
+			cushim_log(CUSHIM_LOG_WARN, "cannot load CUSHIM_CUDART=%s: %s; trying the usual runtimes",
+				   cushim_conf.cudart, dlerror());
+		}
+	}
+	for (size_t i = 0; i < sizeof runtime_sonames / sizeof *runtime_sonames; i++)
+		if ((h = dlopen(runtime_sonames[i], RTLD_NOW | RTLD_LOCAL))) {
+			if (use_runtime(h, "runtime"))
+				return 1;
+			dlclose(h);
+		}
+	return 0;
+}
+
+static int find_driver(void)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	void *p;
+
+	if (!h) {
+		cushim_log(CUSHIM_LOG_INFO, "no libcuda.so.1: %s", dlerror());
+		return 0;
+	}
+	object_path(h, cushim_state.path, sizeof cushim_state.path);
+	if ((p = dlsym(h, "cuGetProcAddress_v2"))) {
+		api.via = VIA_GPA2;
+		cushim_state.via = "the driver's cuGetProcAddress_v2";
+	} else if ((p = dlsym(h, "cuGetProcAddress"))) {
+		api.via = VIA_GPA1;
+		cushim_state.via = "the driver's cuGetProcAddress";
+	} else {
+		cushim_log(CUSHIM_LOG_WARN, "%s has no cuGetProcAddress", cushim_state.path);
+		return 0;
+	}
+	api.fn = p;
+	cushim_log(CUSHIM_LOG_INFO, "no CUDA runtime usable; using %s through %s", cushim_state.path,
+		   cushim_state.via);
+	return 1;
+}
+
+/* ---- never recurse: the span of libcushim.so itself ---- */
+static uintptr_t self_lo, self_hi;
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uintptr_t me = (uintptr_t)data, lo = UINTPTR_MAX, hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+	}
+	if (me >= lo && me < hi) {
+		self_lo = lo, self_hi = hi;
+		return 1;
+	}
+	return 0;
+}
+
+static int inside_self(const void *p)
+{
+	return (uintptr_t)p >= self_lo && (uintptr_t)p < self_hi;
+}
+
+/* ---- missing exports ---- */
+static CUresult missing_rc = CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER;
+static unsigned char missing_logged[CUSHIM_NSYMS];
+static unsigned char missing_why[CUSHIM_NSYMS];
+enum { WHY_NEWER = 1, WHY_ABSENT, WHY_HIDDEN, WHY_SELF };
+
+/* Called through a pointer typed with the export's own parameters: extra
+ * arguments are ignored under every ABI cushim supports (the caller cleans up). */
+static CUresult missing(void)
+{
+	return missing_rc;
+}
+
+static void report_missing(unsigned i)
+{
+	const struct cushim_sym *s = &cushim_syms[i];
+	char need[16], have[16];
+	const char *rc = cushim_error_name(missing_rc);
+
+	if (__atomic_exchange_n(&missing_logged[i], 1, __ATOMIC_RELAXED))
+		return;
+	if (missing_rc == CUDA_ERROR_NO_DEVICE)
+		return; /* the bootstrap said once why nothing works */
+	cushim_format_version(s->version, need);
+	cushim_format_version(cushim_state.driver_version, have);
+	switch (missing_why[i]) {
+	case WHY_NEWER:
+		cushim_log(CUSHIM_LOG_WARN, "%s needs a CUDA %s driver; this driver is CUDA %s (returning %s)",
+			   s->name, need, have, rc);
+		break;
+	case WHY_HIDDEN:
+		cushim_log(CUSHIM_LOG_WARN, "%s is hidden by CUSHIM_HIDE (returning %s)", s->name, rc);
+		break;
+	case WHY_SELF:
+		cushim_log(CUSHIM_LOG_WARN, "%s resolved to cushim itself, not to a driver (returning %s)",
+			   s->name, rc);
+		break;
+	default:
+		cushim_log(CUSHIM_LOG_WARN, "%s (CUDA %s) is not provided by this driver (CUDA %s) (returning %s)",
+			   s->name, need, have, rc);
+	}
+}
+
+/* ---- the bootstrap ---- */
+static pthread_mutex_t boot_lock = PTHREAD_MUTEX_INITIALIZER;
+static int boot_done;
+static __thread int in_boot;
+
+struct override {
+	unsigned idx;
+	void *fn;
+};
+static const struct override overrides[] = {
+	{ CUSHIM_IDX_cuGetErrorName, (void *)cushim_own_cuGetErrorName },
+	{ CUSHIM_IDX_cuGetErrorString, (void *)cushim_own_cuGetErrorString },
+};
+
+static int real_driver_version(void)
+{
+	void *p = NULL;
+	int v = 0;
+	CUresult rc;
+
+	if (lookup("cuDriverGetVersion", 2020, 0, &p) != FOUND || inside_self(p)) {
+		cushim_log(CUSHIM_LOG_WARN, "cannot find cuDriverGetVersion through %s", cushim_state.via);
+		return 0;
+	}
+	if ((rc = ((CUresult (*)(int *))p)(&v)) != CUDA_SUCCESS || v <= 0) {
+		cushim_log(CUSHIM_LOG_WARN, "cuDriverGetVersion failed (%d); the driver's version is unknown",
+			   (int)rc);
+		return 0;
+	}
+	return v;
+}
+
+static void bootstrap(void)
+{
+	char v[16];
+
+	cushim_conf_load();
+	dl_iterate_phdr(find_self, (void *)(uintptr_t)&find_self);
+
+	if (!find_runtime() && !find_driver()) {
+		missing_rc = CUDA_ERROR_NO_DEVICE;
+		cushim_log(CUSHIM_LOG_WARN, "no CUDA runtime (libcudart.so.13, .12, .11.0%s) and no driver "
+			   "(libcuda.so.1) could be used: every driver call returns CUDA_ERROR_NO_DEVICE",
+			   cushim_conf.cudart ? ", CUSHIM_CUDART" : "");
+		return;
+	}
+	int real = real_driver_version();
+	int effective = real ? real : INT_MAX;
+	cushim_state.real_driver_version = real;
+	if (cushim_conf.driver_version) {
+		if (real && cushim_conf.driver_version > real)
+			cushim_log(CUSHIM_LOG_WARN, "CUSHIM_DRIVER_VERSION=%s is above the driver's own CUDA %s; "
+				   "not emulating", cushim_format_version(cushim_conf.driver_version, v),
+				   cushim_format_version(real, (char[16]){ 0 }));
+		else
+			effective = cushim_conf.driver_version;
+	}
+	cushim_state.driver_version = effective == INT_MAX ? 0 : effective;
+
+	for (unsigned i = 0; i < CUSHIM_NSYMS; i++) {
+		const struct cushim_sym *s = &cushim_syms[i];
+		void *p = NULL;
+
+		if (cushim_hidden_name(s->name)) {
+			missing_why[i] = WHY_HIDDEN;
+		} else if (s->version > effective) {
+			missing_why[i] = WHY_NEWER; /* never ask above the driver's own version */
+		} else if (lookup(s->base, s->version, s->flavour != CUSHIM_LEGACY, &p) != FOUND) {
+			missing_why[i] = WHY_ABSENT;
+		} else if (inside_self(p)) {
+			missing_why[i] = WHY_SELF;
+			cushim_log(CUSHIM_LOG_WARN, "%s through %s points into cushim itself (is cushim installed as "
+				   "libcuda.so.1?); treating it as missing", s->name, cushim_state.via);
+		} else {
+			cushim_real[i] = p;
+			cushim_state.resolved++;
+			continue;
+		}
+		cushim_state.missing++;
+	}
+	for (size_t k = 0; k < sizeof overrides / sizeof *overrides; k++)
+		if (cushim_real[overrides[k].idx])
+			cushim_slot[overrides[k].idx] = overrides[k].fn;
+	for (unsigned i = 0; i < CUSHIM_NSYMS; i++)
+		if (!cushim_slot[i] && cushim_real[i])
+			__atomic_store_n(&cushim_slot[i], cushim_real[i], __ATOMIC_RELEASE);
+	cushim_log(CUSHIM_LOG_INFO, "driver CUDA %s%s; %d of %d exports resolved, %d missing",
+		   real ? cushim_format_version(real, v) : "unknown",
+		   effective != real && effective != INT_MAX ? " (emulating an older one)" : "",
+		   cushim_state.resolved, CUSHIM_NSYMS, cushim_state.missing);
+}
+
+static void run_bootstrap(void)
+{
+	pthread_mutex_lock(&boot_lock);
+	if (!__atomic_load_n(&boot_done, __ATOMIC_ACQUIRE)) {
+		in_boot = 1;
+		bootstrap();
+		in_boot = 0;
+		cushim_state.booted = 1;
+		__atomic_store_n(&boot_done, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&boot_lock);
+}
+
+static CUresult reentered(void)
+{
+	return CUDA_ERROR_NOT_INITIALIZED;
+}
+
+void *cushim_resolve(unsigned i)
+{
+	void *p;
+
+	if (in_boot) {
+		/* A runtime or driver called back into an export while cushim was
+		 * looking it up: answer without waiting on ourselves. */
+		cushim_log(CUSHIM_LOG_WARN, "%s was called while cushim was starting; returning "
+			   "CUDA_ERROR_NOT_INITIALIZED", cushim_syms[i].name);
+		return (void *)reentered;
+	}
+	if (!__atomic_load_n(&boot_done, __ATOMIC_ACQUIRE))
+		run_bootstrap();
+	if ((p = __atomic_load_n(&cushim_slot[i], __ATOMIC_ACQUIRE)))
+		return p;
+	report_missing(i);
+	__atomic_store_n(&cushim_slot[i], (void *)missing, __ATOMIC_RELEASE);
+	return (void *)missing;
+}
+
+/* ---- fork: never split a bootstrap between parent and child ---- */
+static void cushim_prefork(void)
+{
+	pthread_mutex_lock(&boot_lock);
+}
+
+static void cushim_postfork(void)
+{
+	pthread_mutex_unlock(&boot_lock);
+}
+
+__attribute__((constructor)) static void cushim_register_fork_handlers(void)
+{
+	pthread_atfork(cushim_prefork, cushim_postfork, cushim_postfork);
+}
+
+/* ---- introspection, for tools and tests ---- */
+CUSHIM_API int cushim_driver_version(void);
+int cushim_driver_version(void)
+{
+	if (!__atomic_load_n(&boot_done, __ATOMIC_ACQUIRE))
+		run_bootstrap();
+	return cushim_state.driver_version;
+}
+
+CUSHIM_API int cushim_symbol_count(void);
+int cushim_symbol_count(void)
+{
+	return CUSHIM_NSYMS;
+}
+
+/* The driver's function behind an export, NULL if it is missing. */
+CUSHIM_API void *cushim_real_pointer(const char *name);
+void *cushim_real_pointer(const char *name)
+{
+	int i = cushim_lookup_index(name);
+	if (i < 0)
+		return NULL;
+	if (!__atomic_load_n(&boot_done, __ATOMIC_ACQUIRE))
+		run_bootstrap();
+	return cushim_real[i];
+}

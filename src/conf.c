@@ -1,0 +1,132 @@
+/* Every CUSHIM_* variable, read once with secure_getenv during the bootstrap.
+ * A bad value gets one warning naming the variable and what it accepts, and the
+ * default is used: the host program never stops because of cushim's settings. */
+#include "cushim-internal.h"
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cushim_conf cushim_conf = { .level = CUSHIM_LOG_WARN };
+
+static const char *const level_names[] = { "off", "warn", "info", "errors", "trace" };
+
+int cushim_parse_level(const char *s, int *level)
+{
+	for (int i = 0; i < (int)(sizeof level_names / sizeof *level_names); i++)
+		if (strcmp(s, level_names[i]) == 0) {
+			*level = i;
+			return 0;
+		}
+	return -1;
+}
+
+/* "12.0", "12.1", "12" (12.0) and "12010" (CUDA_VERSION form) -> 12010. */
+int cushim_parse_version(const char *s, int *version)
+{
+	unsigned long major = 0, minor = 0;
+	const char *p = s;
+	int digits = 0;
+
+	while (*p >= '0' && *p <= '9' && digits < 6)
+		major = major * 10 + (unsigned long)(*p++ - '0'), digits++;
+	if (digits == 0)
+		return -1;
+	if (*p == '.') {
+		int mdigits = 0;
+		p++;
+		while (*p >= '0' && *p <= '9' && mdigits < 2)
+			minor = minor * 10 + (unsigned long)(*p++ - '0'), mdigits++;
+		if (mdigits == 0 || *p != '\0' || major == 0 || major > 99)
+			return -1;
+		*version = (int)(major * 1000 + minor * 10);
+		return 0;
+	}
+	if (*p != '\0')
+		return -1;
+	if (major >= 1 && major <= 99) {
+		*version = (int)(major * 1000);
+		return 0;
+	}
+	if (major >= 1000 && major <= 99999 && major % 10 == 0) {
+		*version = (int)major;
+		return 0;
+	}
+	return -1;
+}
+
+/* "cuMulticast*,cuMemCreate" -> patterns; storage receives one malloc'd copy.
+ * Returns the count, or -1 for an empty list, an empty pattern or too many. */
+int cushim_parse_patterns(const char *s, char **out, int max, char **storage)
+{
+	char *copy = strdup(s), *save = NULL;
+	int n = 0;
+
+	*storage = copy;
+	if (!copy)
+		return -1;
+	if (*copy == '\0' || copy[strlen(copy) - 1] == ',' || *copy == ',' || strstr(copy, ",,"))
+		goto bad;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		while (isspace((unsigned char)*tok))
+			tok++;
+		char *end = tok + strlen(tok);
+		while (end > tok && isspace((unsigned char)end[-1]))
+			*--end = '\0';
+		if (*tok == '\0' || n == max)
+			goto bad;
+		out[n++] = tok;
+	}
+	return n;
+bad:
+	free(copy);
+	*storage = NULL;
+	return -1;
+}
+
+int cushim_hidden_name(const char *name)
+{
+	for (int i = 0; i < cushim_conf.npatterns; i++)
+		if (fnmatch(cushim_conf.patterns[i], name, 0) == 0)
+			return 1;
+	return 0;
+}
+
+const char *cushim_format_version(int version, char buf[16])
+{
+	snprintf(buf, 16, "%d.%d", version / 1000, (version % 1000) / 10);
+	return buf;
+}
+
+void cushim_conf_load(void)
+{
+	const char *v;
+	static char *hide_storage;
+
+	if ((v = secure_getenv("CUSHIM_LOG")) && cushim_parse_level(v, &cushim_conf.level) != 0) {
+		cushim_conf.level = CUSHIM_LOG_WARN;
+		cushim_log(CUSHIM_LOG_WARN, "CUSHIM_LOG=\"%s\" is not a level; use off, warn, info, errors "
+			   "or trace (using warn)", v);
+	}
+	if ((v = secure_getenv("CUSHIM_LOG_FILE")) && *v)
+		cushim_conf.log_file = v;
+	cushim_log_open();
+	if ((v = secure_getenv("CUSHIM_CUDART")) && *v)
+		cushim_conf.cudart = v;
+	if ((v = secure_getenv("CUSHIM_DRIVER_VERSION")) &&
+	    cushim_parse_version(v, &cushim_conf.driver_version) != 0) {
+		cushim_conf.driver_version = 0;
+		cushim_log(CUSHIM_LOG_WARN, "CUSHIM_DRIVER_VERSION=\"%s\" is not a CUDA version; use X.Y "
+			   "(12.0) or the CUDA_VERSION form (12000) (not emulating)", v);
+	}
+	if ((v = secure_getenv("CUSHIM_HIDE"))) {
+		int n = cushim_parse_patterns(v, cushim_conf.patterns, CUSHIM_MAX_PATTERNS, &hide_storage);
+		if (n < 0)
+			cushim_log(CUSHIM_LOG_WARN, "CUSHIM_HIDE=\"%s\" is not a list of patterns; use shell "
+				   "globs separated by commas, at most %d (hiding nothing)", v, CUSHIM_MAX_PATTERNS);
+		else
+			cushim_conf.npatterns = n;
+	}
+}

@@ -1,0 +1,51 @@
+/* Names and descriptions of every CUresult the toolkit's cuda.h knows, so that
+ * cuGetErrorName/cuGetErrorString still answer on a driver that predates a code
+ * (an 11.4 driver does not know CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER). */
+#include "cushim-internal.h"
+#include "enums.h"
+
+static const struct cushim_enum_val *find(int code)
+{
+	const struct cushim_enum *e = &cushim_enums[CUSHIM_ENUM_ID_CUresult];
+	for (int i = 0; i < e->n; i++)
+		if (e->vals[i].value == code)
+			return &e->vals[i];
+	return NULL;
+}
+
+const char *cushim_error_name(int code)
+{
+	const struct cushim_enum_val *v = find(code);
+	return v ? v->name : NULL;
+}
+
+const char *cushim_error_string(int code)
+{
+	const struct cushim_enum_val *v = find(code);
+	return v ? (v->doc[0] ? v->doc : v->name) : NULL;
+}
+
+typedef CUresult (CUDAAPI *error_fn)(CUresult, const char **);
+
+static CUresult answer(unsigned idx, const char *(*own)(int), CUresult error, const char **str)
+{
+	error_fn real = (error_fn)cushim_real[idx];
+	CUresult r = real ? real(error, str) : CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER;
+	const char *s;
+
+	if (r != CUDA_SUCCESS && str && (s = own((int)error)) != NULL) {
+		*str = s;
+		return CUDA_SUCCESS;
+	}
+	return r;
+}
+
+CUresult cushim_own_cuGetErrorName(CUresult error, const char **str)
+{
+	return answer(CUSHIM_IDX_cuGetErrorName, cushim_error_name, error, str);
+}
+
+CUresult cushim_own_cuGetErrorString(CUresult error, const char **str)
+{
+	return answer(CUSHIM_IDX_cuGetErrorString, cushim_error_string, error, str);
+}

@@ -1,0 +1,29 @@
+/* The exported stubs: one C function per ABI name, with the exact prototype of
+ * its PFN_ typedef, all expanded from the generated table cushim-syms.h.
+ *
+ * After the first call the path is one acquire load (a plain load on x86-64)
+ * and a tail call through the cached pointer: no lock, no getenv, no lookup. */
+#include "cushim-internal.h"
+
+void *cushim_slot[CUSHIM_NSYMS];
+void *cushim_real[CUSHIM_NSYMS];
+
+/* The first call goes through a cold function of its own, so that the fast
+ * path needs no saved registers: load, test, and a tail jump either way. */
+#define CUSHIM_SYM(i, name, base, ver, fl, hdr, params, args, ...)                           \
+	__attribute__((noinline, cold)) static CUresult CUDAAPI first_##name params           \
+	{                                                                                     \
+		return ((CUresult (CUDAAPI *) params)cushim_resolve(i)) args;                 \
+	}                                                                                     \
+	CUSHIM_API CUresult CUDAAPI name params;                                              \
+	CUresult CUDAAPI name params                                                          \
+	{                                                                                     \
+		CUresult (CUDAAPI *fn) params = (CUresult (CUDAAPI *) params)                 \
+			__atomic_load_n(&cushim_slot[i], __ATOMIC_ACQUIRE);                   \
+		if (__builtin_expect(fn == NULL, 0))                                          \
+			return first_##name args;                                             \
+		return fn args;                                                               \
+	}
+#include "cushim-syms.h"
+#undef CUSHIM_SYM
+

@@ -1,0 +1,1 @@
+# tests: fragments are added below
