@@ -67,6 +67,34 @@ static enum found lookup(const char *base, int version, int per_thread, void **o
 	return (rc == 0 || status == 1) ? NOT_FOUND : FAILED;
 }
 
+/* ---- never recurse: the span of libcushim.so itself ---- */
+static uintptr_t self_lo, self_hi;
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uintptr_t me = (uintptr_t)data, lo = UINTPTR_MAX, hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+	}
+	if (me >= lo && me < hi) {
+		self_lo = lo, self_hi = hi;
+		return 1;
+	}
+	return 0;
+}
+
+static int inside_self(const void *p)
+{
+	return (uintptr_t)p >= self_lo && (uintptr_t)p < self_hi;
+}
+
 static const char *object_path(void *handle, char *buf, size_t size)
 {
 	struct link_map *lm = NULL;
@@ -105,6 +133,11 @@ static int use_runtime(void *h, const char *what)
 			rc = ((rt_entry4_fn)entry)("cuGetProcAddress", &p, 0, &status);
 		else
 			rc = ((rt_entry3_fn)entry)("cuGetProcAddress", &p, 0);
+		if (rc == 0 && p && inside_self(p)) {
+			cushim_log(CUSHIM_LOG_WARN, "%s %s handed out cushim's own cuGetProcAddress; skipped",
+				   what, path);
+			return 0;
+		}
 		if (rc == 0 && p) {
 			api.via = version >= 12000 ? VIA_GPA2 : VIA_GPA1;
 			api.fn = p;
@@ -191,38 +224,16 @@ static int find_driver(void)
 		cushim_log(CUSHIM_LOG_WARN, "%s has no cuGetProcAddress", cushim_state.path);
 		return 0;
 	}
+	if (inside_self(p)) {
+		cushim_log(CUSHIM_LOG_WARN, "libcuda.so.1 (%s) is cushim itself, not a driver: set CUSHIM_DRIVER "
+			   "or fix the library path", cushim_state.path);
+		api.via = VIA_NONE;
+		return 0;
+	}
 	api.fn = p;
 	cushim_log(CUSHIM_LOG_INFO, "no CUDA runtime usable; using %s through %s", cushim_state.path,
 		   cushim_state.via);
 	return 1;
-}
-
-/* ---- never recurse: the span of libcushim.so itself ---- */
-static uintptr_t self_lo, self_hi;
-
-static int find_self(struct dl_phdr_info *info, size_t size, void *data)
-{
-	uintptr_t me = (uintptr_t)data, lo = UINTPTR_MAX, hi = 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-		if (a < lo)
-			lo = a;
-		if (a + ph->p_memsz > hi)
-			hi = a + ph->p_memsz;
-	}
-	if (me >= lo && me < hi) {
-		self_lo = lo, self_hi = hi;
-		return 1;
-	}
-	return 0;
-}
-
-static int inside_self(const void *p)
-{
-	return (uintptr_t)p >= self_lo && (uintptr_t)p < self_hi;
 }
 
 /* ---- missing exports ---- */

@@ -1,1 +1,7 @@
-# tests: fragments are added below
+# Each part of the test tree owns one fragment.
+include tests/fake/local.mk
+include tests/unit/local.mk
+include tests/gpu/local.mk
+include tests/cufuture/local.mk
+include tests/userbuffers/local.mk
+include src/cli/local.mk

@@ -1,0 +1,1 @@
+# src/cli: see the files beside this one

@@ -1,0 +1,1 @@
+# tests/cufuture: see the files beside this one

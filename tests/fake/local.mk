@@ -1,0 +1,1 @@
+# tests/fake: see the files beside this one

@@ -1,0 +1,1 @@
+# tests/unit: see the files beside this one

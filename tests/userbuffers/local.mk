@@ -1,0 +1,1 @@
+# tests/userbuffers: see the files beside this one
