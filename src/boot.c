@@ -8,6 +8,10 @@
  * but the registration of the fork handlers. */
 #include "cushim-internal.h"
 #include <dlfcn.h>
+#include <glob.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <stdlib.h>
 #include <link.h>
 #include <limits.h>
 #include <pthread.h>
@@ -249,6 +253,8 @@ static CUresult missing(void)
 	return missing_rc;
 }
 
+void *cushim_impl[CUSHIM_NSYMS];
+
 static void report_missing(unsigned i)
 {
 	const struct cushim_sym *s = &cushim_syms[i];
@@ -279,6 +285,201 @@ static void report_missing(unsigned i)
 	}
 }
 
+CUresult cushim_missing_call(unsigned i)
+{
+	report_missing(i);
+	return missing_rc;
+}
+
+/* ---- answers cushim gives itself ---- */
+static int emulating;
+
+static CUresult CUDAAPI own_cuDriverGetVersion(int *version)
+{
+	if (!version)
+		return CUDA_ERROR_INVALID_VALUE;
+	*version = cushim_state.driver_version;
+	return CUDA_SUCCESS;
+}
+
+/* The export that the driver's answer for (symbol, ...) is, or -1. */
+static int export_of(const char *symbol, void *p)
+{
+	int lo = 0, hi = CUSHIM_NSYMS;
+	while (lo < hi) { /* lower bound of symbol among the sorted names */
+		int mid = (lo + hi) / 2;
+		if (strcmp(cushim_syms[mid].name, symbol) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t n = strlen(symbol); lo < CUSHIM_NSYMS && strncmp(cushim_syms[lo].name, symbol, n) == 0; lo++)
+		if (cushim_real[lo] == p && strcmp(cushim_syms[lo].base, symbol) == 0)
+			return lo;
+	return -1;
+}
+
+/* The application's (or in masquerade, the runtime's) own lookups: above the
+ * emulated version there is nothing; a hidden or missing export is not found;
+ * anything cushim exports is answered with cushim's stub, so that it is traced
+ * and emulated like a call by name. */
+static void *answer_lookup(const char *symbol, void *p, int *found)
+{
+	int i = export_of(symbol, p);
+	*found = 1;
+	if (i < 0)
+		return p; /* not in this toolkit's table: the driver's own answer */
+	if (!cushim_impl[i] || cushim_hidden_name(cushim_syms[i].name)) {
+		*found = 0;
+		return NULL;
+	}
+	return cushim_stub[i];
+}
+
+static CUresult CUDAAPI own_cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
+						CUdriverProcAddressQueryResult *status)
+{
+	CUresult r;
+	int found;
+
+	if (emulating && version > cushim_state.driver_version)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = ((gpa2_fn)cushim_real[CUSHIM_IDX_cuGetProcAddress_v2])(symbol, pfn, version, flags, status);
+	if (r != CUDA_SUCCESS || !pfn || !*pfn || !symbol)
+		return r;
+	*pfn = answer_lookup(symbol, *pfn, &found);
+	if (!found && status)
+		*status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+	return r;
+}
+
+static CUresult CUDAAPI own_cuGetProcAddress(const char *symbol, void **pfn, int version, cuuint64_t flags)
+{
+	CUresult r;
+	int found;
+
+	if (emulating && version > cushim_state.driver_version)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = ((gpa1_fn)cushim_real[CUSHIM_IDX_cuGetProcAddress])(symbol, pfn, version, flags);
+	if (r != CUDA_SUCCESS || !pfn || !*pfn || !symbol)
+		return r;
+	*pfn = answer_lookup(symbol, *pfn, &found);
+	return found ? r : CUDA_ERROR_NOT_FOUND;
+}
+
+/* ---- masquerade: cushim is the process's libcuda.so.1 ---- */
+static int masquerading(void)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+	int me = 0;
+	if (h) {
+		me = dlsym(h, "cushim_symbol_count") != NULL && inside_self(dlsym(h, "cushim_symbol_count"));
+		dlclose(h);
+	}
+	return me;
+}
+
+static int same_file_as_self(const char *path)
+{
+	Dl_info info;
+	struct stat a, b;
+	if (!dladdr((void *)masquerading, &info) || !info.dli_fname)
+		return 0;
+	return stat(path, &a) == 0 && stat(info.dli_fname, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static int open_real_driver(const char *path)
+{
+	void *h, *p;
+
+	if (access(path, R_OK) != 0 || same_file_as_self(path))
+		return 0;
+	if (!(h = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
+		cushim_log(CUSHIM_LOG_INFO, "cannot load %s: %s", path, dlerror());
+		return 0;
+	}
+	if ((p = dlsym(h, "cuGetProcAddress_v2")) && !inside_self(p)) {
+		api.via = VIA_GPA2;
+		cushim_state.via = "the driver's cuGetProcAddress_v2";
+	} else if ((p = dlsym(h, "cuGetProcAddress")) && !inside_self(p)) {
+		api.via = VIA_GPA1;
+		cushim_state.via = "the driver's cuGetProcAddress";
+	} else {
+		dlclose(h);
+		return 0;
+	}
+	api.fn = p;
+	snprintf(cushim_state.path, sizeof cushim_state.path, "%s", path);
+	cushim_log(CUSHIM_LOG_INFO, "masquerade: cushim is libcuda.so.1; the real driver is %s", path);
+	return 1;
+}
+
+static int try_dir(const char *dir, size_t len)
+{
+	char path[4096];
+	if (len == 0 || len > sizeof path - 16)
+		return 0;
+	snprintf(path, sizeof path, "%.*s/libcuda.so.1", (int)len, dir);
+	return open_real_driver(path);
+}
+
+static int try_conf(const char *file, int depth)
+{
+	FILE *f = fopen(file, "re");
+	char line[4096];
+	int ok = 0;
+	if (!f)
+		return 0;
+	while (!ok && fgets(line, sizeof line, f)) {
+		char *s = line + strspn(line, " \t");
+		s[strcspn(s, "#\r\n")] = '\0';
+		if (strncmp(s, "include", 7) == 0 && depth < 2) {
+			glob_t g;
+			char *pat = s + 7 + strspn(s + 7, " \t");
+			char full[4096];
+			if (*pat != '/')
+				snprintf(full, sizeof full, "/etc/%s", pat);
+			else
+				snprintf(full, sizeof full, "%s", pat);
+			if (glob(full, 0, NULL, &g) == 0) {
+				for (size_t k = 0; !ok && k < g.gl_pathc; k++)
+					ok = try_conf(g.gl_pathv[k], depth + 1);
+				globfree(&g);
+			}
+		} else if (*s == '/') {
+			ok = try_dir(s, strcspn(s, " \t"));
+		}
+	}
+	fclose(f);
+	return ok;
+}
+
+/* The real driver, by absolute path, never cushim itself: CUSHIM_DRIVER, then
+ * LD_LIBRARY_PATH, the loader's configuration and the usual folders. */
+static int find_real_driver(void)
+{
+	static const char *const dirs[] = { "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+					     "/usr/lib64", "/lib64", "/usr/lib", "/lib", "/usr/local/nvidia/lib64",
+					     "/usr/local/nvidia/lib", "/usr/lib/wsl/lib" };
+	const char *llp = getenv("LD_LIBRARY_PATH");
+
+	if (cushim_conf.driver) {
+		if (open_real_driver(cushim_conf.driver))
+			return 1;
+		cushim_log(CUSHIM_LOG_WARN, "CUSHIM_DRIVER=%s is not a usable driver (missing, unreadable, or "
+			   "cushim itself); searching the usual places", cushim_conf.driver);
+	}
+	for (const char *p = llp; p && *p; p += strcspn(p, ":"), p += *p == ':')
+		if (try_dir(p, strcspn(p, ":")))
+			return 1;
+	if (try_conf("/etc/ld.so.conf", 0))
+		return 1;
+	for (size_t k = 0; k < sizeof dirs / sizeof *dirs; k++)
+		if (try_dir(dirs[k], strlen(dirs[k])))
+			return 1;
+	return 0;
+}
+
 /* ---- the bootstrap ---- */
 static pthread_mutex_t boot_lock = PTHREAD_MUTEX_INITIALIZER;
 static int boot_done;
@@ -287,10 +488,15 @@ static __thread int in_boot;
 struct override {
 	unsigned idx;
 	void *fn;
+	int when; /* ALWAYS, or only while emulating, or while watching */
 };
+enum { ALWAYS, EMULATING, WATCHING };
 static const struct override overrides[] = {
-	{ CUSHIM_IDX_cuGetErrorName, (void *)cushim_own_cuGetErrorName },
-	{ CUSHIM_IDX_cuGetErrorString, (void *)cushim_own_cuGetErrorString },
+	{ CUSHIM_IDX_cuGetErrorName, (void *)cushim_own_cuGetErrorName, ALWAYS },
+	{ CUSHIM_IDX_cuGetErrorString, (void *)cushim_own_cuGetErrorString, ALWAYS },
+	{ CUSHIM_IDX_cuDriverGetVersion, (void *)own_cuDriverGetVersion, EMULATING },
+	{ CUSHIM_IDX_cuGetProcAddress, (void *)own_cuGetProcAddress, WATCHING },
+	{ CUSHIM_IDX_cuGetProcAddress_v2, (void *)own_cuGetProcAddress_v2, WATCHING },
 };
 
 static int real_driver_version(void)
@@ -313,28 +519,37 @@ static int real_driver_version(void)
 
 static void bootstrap(void)
 {
-	char v[16];
+	char v[16], w[16];
+	int masq;
 
 	cushim_conf_load();
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)&find_self);
+	masq = masquerading();
 
-	if (!find_runtime() && !find_driver()) {
+	if (masq ? !find_real_driver() : (!find_runtime() && !find_driver())) {
 		missing_rc = CUDA_ERROR_NO_DEVICE;
-		cushim_log(CUSHIM_LOG_WARN, "no CUDA runtime (libcudart.so.13, .12, .11.0%s) and no driver "
-			   "(libcuda.so.1) could be used: every driver call returns CUDA_ERROR_NO_DEVICE",
-			   cushim_conf.cudart ? ", CUSHIM_CUDART" : "");
+		if (masq)
+			cushim_log(CUSHIM_LOG_WARN, "masquerade: no real libcuda.so.1 found (CUSHIM_DRIVER, "
+				   "LD_LIBRARY_PATH, /etc/ld.so.conf, the usual folders): every driver call returns "
+				   "CUDA_ERROR_NO_DEVICE");
+		else
+			cushim_log(CUSHIM_LOG_WARN, "no CUDA runtime (libcudart.so.13, .12, .11.0%s) and no driver "
+				   "(libcuda.so.1) could be used: every driver call returns CUDA_ERROR_NO_DEVICE",
+				   cushim_conf.cudart ? ", CUSHIM_CUDART" : "");
 		return;
 	}
 	int real = real_driver_version();
 	int effective = real ? real : INT_MAX;
 	cushim_state.real_driver_version = real;
 	if (cushim_conf.driver_version) {
-		if (real && cushim_conf.driver_version > real)
+		if (real && cushim_conf.driver_version > real) {
 			cushim_log(CUSHIM_LOG_WARN, "CUSHIM_DRIVER_VERSION=%s is above the driver's own CUDA %s; "
 				   "not emulating", cushim_format_version(cushim_conf.driver_version, v),
-				   cushim_format_version(real, (char[16]){ 0 }));
-		else
+				   cushim_format_version(real, w));
+		} else {
 			effective = cushim_conf.driver_version;
+			emulating = 1;
+		}
 	}
 	cushim_state.driver_version = effective == INT_MAX ? 0 : effective;
 
@@ -353,21 +568,31 @@ static void bootstrap(void)
 			cushim_log(CUSHIM_LOG_WARN, "%s through %s points into cushim itself (is cushim installed as "
 				   "libcuda.so.1?); treating it as missing", s->name, cushim_state.via);
 		} else {
-			cushim_real[i] = p;
+			cushim_real[i] = cushim_impl[i] = p;
 			cushim_state.resolved++;
 			continue;
 		}
 		cushim_state.missing++;
 	}
-	for (size_t k = 0; k < sizeof overrides / sizeof *overrides; k++)
-		if (cushim_real[overrides[k].idx])
-			cushim_slot[overrides[k].idx] = overrides[k].fn;
-	for (unsigned i = 0; i < CUSHIM_NSYMS; i++)
-		if (!cushim_slot[i] && cushim_real[i])
-			__atomic_store_n(&cushim_slot[i], cushim_real[i], __ATOMIC_RELEASE);
-	cushim_log(CUSHIM_LOG_INFO, "driver CUDA %s%s; %d of %d exports resolved, %d missing",
-		   real ? cushim_format_version(real, v) : "unknown",
-		   effective != real && effective != INT_MAX ? " (emulating an older one)" : "",
+
+	int tracing = cushim_conf.level >= CUSHIM_LOG_ERRORS || cushim_conf.summary;
+	int watching = tracing || emulating || cushim_conf.npatterns || masq;
+	for (size_t k = 0; k < sizeof overrides / sizeof *overrides; k++) {
+		const struct override *o = &overrides[k];
+		if (cushim_real[o->idx] && (o->when == ALWAYS || (o->when == EMULATING && emulating) ||
+					     (o->when == WATCHING && watching)))
+			cushim_impl[o->idx] = o->fn;
+	}
+	if (tracing)
+		cushim_trace_start();
+	for (unsigned i = 0; i < CUSHIM_NSYMS; i++) {
+		void *target = tracing ? cushim_tracer[i] : cushim_impl[i];
+		if (target)
+			__atomic_store_n(&cushim_slot[i], target, __ATOMIC_RELEASE);
+	}
+	cushim_log(CUSHIM_LOG_INFO, "driver CUDA %s%s%s%s; %d of %d exports resolved, %d missing",
+		   real ? cushim_format_version(real, v) : "unknown", emulating ? ", emulating CUDA " : "",
+		   emulating ? cushim_format_version(effective, w) : "", masq ? " (masquerade)" : "",
 		   cushim_state.resolved, CUSHIM_NSYMS, cushim_state.missing);
 }
 
@@ -413,16 +638,24 @@ void *cushim_resolve(unsigned i)
 static void cushim_prefork(void)
 {
 	pthread_mutex_lock(&boot_lock);
+	cushim_trace_prefork();
 }
 
-static void cushim_postfork(void)
+static void cushim_postfork_parent(void)
 {
+	cushim_trace_postfork(0);
+	pthread_mutex_unlock(&boot_lock);
+}
+
+static void cushim_postfork_child(void)
+{
+	cushim_trace_postfork(1);
 	pthread_mutex_unlock(&boot_lock);
 }
 
 __attribute__((constructor)) static void cushim_register_fork_handlers(void)
 {
-	pthread_atfork(cushim_prefork, cushim_postfork, cushim_postfork);
+	pthread_atfork(cushim_prefork, cushim_postfork_parent, cushim_postfork_child);
 }
 
 /* ---- introspection, for tools and tests ---- */

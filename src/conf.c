@@ -121,6 +121,20 @@ void cushim_conf_load(void)
 		cushim_log(CUSHIM_LOG_WARN, "CUSHIM_DRIVER_VERSION=\"%s\" is not a CUDA version; use X.Y "
 			   "(12.0) or the CUDA_VERSION form (12000) (not emulating)", v);
 	}
+	if ((v = secure_getenv("CUSHIM_SUMMARY")) && *v) {
+		if (strcmp(v, "1") == 0) {
+			cushim_conf.summary = 1;
+		} else if (strcmp(v, "0") == 0) {
+			cushim_conf.summary = 0;
+		} else if (strlen(v) > 5 && strcmp(v + strlen(v) - 5, ".json") == 0) {
+			cushim_conf.summary = 2;
+			cushim_conf.summary_file = v;
+		} else {
+			cushim_log(CUSHIM_LOG_WARN, "CUSHIM_SUMMARY=\"%s\" is not 0, 1 or a FILE.json (no summary)", v);
+		}
+	}
+	if ((v = secure_getenv("CUSHIM_DRIVER")) && *v)
+		cushim_conf.driver = v;
 	if ((v = secure_getenv("CUSHIM_HIDE"))) {
 		int n = cushim_parse_patterns(v, cushim_conf.patterns, CUSHIM_MAX_PATTERNS, &hide_storage);
 		if (n < 0)

@@ -30,7 +30,13 @@ enum {
 /* What each exported stub calls (NULL until resolved), and what the driver gave. */
 extern void *cushim_slot[CUSHIM_NSYMS] CUSHIM_HIDDEN;
 extern void *cushim_real[CUSHIM_NSYMS] CUSHIM_HIDDEN;
+/* What implements each export: cushim's own function, the driver's, or NULL
+ * when it is missing; the trace wrappers call through it. */
+extern void *cushim_impl[CUSHIM_NSYMS] CUSHIM_HIDDEN;
+extern void *const cushim_stub[CUSHIM_NSYMS] CUSHIM_HIDDEN;   /* the exported stubs */
+extern void *const cushim_tracer[CUSHIM_NSYMS] CUSHIM_HIDDEN; /* their trace wrappers */
 void *cushim_resolve(unsigned i) CUSHIM_HIDDEN;
+CUresult cushim_missing_call(unsigned i) CUSHIM_HIDDEN;
 int cushim_lookup_index(const char *name) CUSHIM_HIDDEN;
 
 /* ---- configuration (conf.c): every CUSHIM_* variable, read once ---- */
@@ -43,6 +49,9 @@ struct cushim_conf {
 	int driver_version;        /* CUSHIM_DRIVER_VERSION, 0 when unset */
 	int npatterns;             /* CUSHIM_HIDE */
 	char *patterns[CUSHIM_MAX_PATTERNS];
+	int summary;               /* CUSHIM_SUMMARY: 0, 1 (table) or 2 (JSON file) */
+	const char *summary_file;
+	const char *driver;        /* CUSHIM_DRIVER: the real driver, for masquerade */
 };
 extern struct cushim_conf cushim_conf CUSHIM_HIDDEN;
 void cushim_conf_load(void) CUSHIM_HIDDEN;
@@ -55,6 +64,34 @@ const char *cushim_format_version(int version, char buf[16]) CUSHIM_HIDDEN;
 /* ---- logging (log.c) ---- */
 void cushim_log(int level, const char *fmt, ...) CUSHIM_HIDDEN __attribute__((format(printf, 2, 3)));
 void cushim_log_open(void) CUSHIM_HIDDEN;
+void cushim_log_reopen_child(void) CUSHIM_HIDDEN;
+int cushim_log_fd(void) CUSHIM_HIDDEN;
+void cushim_write_all(int fd, const char *buf, size_t n) CUSHIM_HIDDEN;
+int cushim_expand_path(const char *pattern, char *out, size_t size) CUSHIM_HIDDEN;
+
+/* ---- tracing and the summary (trace.c) ---- */
+#define CUSHIM_U64(x) ((uint64_t)(x))
+#define CUSHIM_F64(x) cushim_f64bits((double)(x))
+static inline uint64_t cushim_f64bits(double d)
+{
+	uint64_t u;
+	__builtin_memcpy(&u, &d, sizeof u);
+	return u;
+}
+enum cushim_argclass { CUSHIM_A_PTR, CUSHIM_A_HEX, CUSHIM_A_STR, CUSHIM_A_INT, CUSHIM_A_UINT, CUSHIM_A_ENUM,
+		       CUSHIM_A_FLOAT, CUSHIM_A_STRUCT };
+struct cushim_argdesc {
+	const char *name;
+	int cls;
+	int extra; /* enum id for CUSHIM_A_ENUM, size for CUSHIM_A_STRUCT */
+};
+extern int cushim_tracing CUSHIM_HIDDEN; /* the trace wrappers are in the slots */
+void cushim_trace_start(void) CUSHIM_HIDDEN;
+void cushim_trace_call(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv) CUSHIM_HIDDEN;
+uint64_t cushim_ticks(void) CUSHIM_HIDDEN;
+size_t cushim_format_call(char *buf, size_t size, unsigned i, CUresult r, const uint64_t *argv) CUSHIM_HIDDEN;
+void cushim_trace_prefork(void) CUSHIM_HIDDEN;
+void cushim_trace_postfork(int child) CUSHIM_HIDDEN;
 
 /* ---- error codes (errors.c) ---- */
 const char *cushim_error_name(int code) CUSHIM_HIDDEN;

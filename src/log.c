@@ -11,7 +11,7 @@
 static int log_fd = 2;
 
 /* Expand %p to the pid and %% to %; anything else is kept as it is. */
-static int expand_path(const char *pattern, char *out, size_t size)
+int cushim_expand_path(const char *pattern, char *out, size_t size)
 {
 	size_t o = 0;
 	for (const char *p = pattern; *p; p++) {
@@ -43,7 +43,7 @@ void cushim_log_open(void)
 
 	if (!cushim_conf.log_file)
 		return;
-	if (expand_path(cushim_conf.log_file, path, sizeof path) != 0) {
+	if (cushim_expand_path(cushim_conf.log_file, path, sizeof path) != 0) {
 		cushim_log(CUSHIM_LOG_WARN, "CUSHIM_LOG_FILE is too long; logging to stderr");
 		return;
 	}
@@ -74,12 +74,33 @@ void cushim_log(int level, const char *fmt, ...)
 	if (n > (int)sizeof buf - 2)
 		n = (int)sizeof buf - 2;
 	buf[n++] = '\n';
-	for (int off = 0; off < n;) {
-		ssize_t w = write(log_fd, buf + off, (size_t)(n - off));
+	cushim_write_all(log_fd, buf, (size_t)n);
+}
+
+void cushim_write_all(int fd, const char *buf, size_t n)
+{
+	for (size_t off = 0; off < n;) {
+		ssize_t w = write(fd, buf + off, n - off);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
 			break;
-		off += (int)w;
+		off += (size_t)w;
 	}
+}
+
+int cushim_log_fd(void)
+{
+	return log_fd;
+}
+
+/* After fork: a CUSHIM_LOG_FILE naming the pid gets the child a file of its own. */
+void cushim_log_reopen_child(void)
+{
+	if (!cushim_conf.log_file || !strstr(cushim_conf.log_file, "%p"))
+		return;
+	if (log_fd > 2)
+		close(log_fd);
+	log_fd = 2;
+	cushim_log_open();
 }

@@ -27,3 +27,10 @@ void *cushim_real[CUSHIM_NSYMS];
 #include "cushim-syms.h"
 #undef CUSHIM_SYM
 
+
+/* The stubs' own addresses, for answering cuGetProcAddress with them. */
+void *const cushim_stub[CUSHIM_NSYMS] = {
+#define CUSHIM_SYM(i, name, ...) [i] = (void *)name,
+#include "cushim-syms.h"
+#undef CUSHIM_SYM
+};

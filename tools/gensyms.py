@@ -307,6 +307,9 @@ def main():
                 if cls == "CUSHIM_A_STRUCT":  # passed by value: the tracer shows its bytes
                     u64s.append("CUSHIM_U64(&a%d)" % k)
                     descs.append('{"%s", %s, sizeof(%s)}' % (n, cls, t))
+                elif cls == "CUSHIM_A_FLOAT":  # the tracer gets the bits of a double
+                    u64s.append("CUSHIM_F64(a%d)" % k)
+                    descs.append('{"%s", %s, %d}' % (n, cls, eid))
                 else:
                     u64s.append("CUSHIM_U64(a%d)" % k)
                     descs.append('{"%s", %s, %d}' % (n, cls, eid))

@@ -1,0 +1,132 @@
+/* cushim: run a program under the shim, check a binary against a driver,
+ * explain the setup, list the symbol table.  See cushim(1). */
+#include "config.h"
+#include "cli.h"
+#include "cushim-internal.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *cli_name = "cushim";
+
+static void vmessage(const char *fmt, va_list ap)
+{
+	char buf[8192];
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	/* One write per message, so that it cannot tear against the program's output. */
+	fprintf(stderr, "%s: %s\n", cli_name, buf);
+}
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage(fmt, ap);
+	va_end(ap);
+}
+
+void cli_note(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage(fmt, ap);
+	va_end(ap);
+}
+
+int cli_version_option(const char *option, const char *value)
+{
+	int v;
+	if (!value || cushim_parse_version(value, &v) != 0) {
+		cli_error("%s=%s is not a CUDA version; use X.Y (12.0) or the CUDA_VERSION form (12000)",
+			  option, value ? value : "");
+		return -1;
+	}
+	return v;
+}
+
+const char *cli_version(int version)
+{
+	static char bufs[8][16];
+	static int next;
+	char *b = bufs[next++ % 8];
+	return cushim_format_version(version, b);
+}
+
+static int table_newest(void)
+{
+	int v = 0;
+	for (int i = 0; i < CUSHIM_NSYMS; i++)
+		if (cushim_syms[i].version > v)
+			v = cushim_syms[i].version;
+	return v;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: cushim run [OPTIONS] [--] PROGRAM [ARGS...]\n"
+		"       cushim check [--driver-version=X.Y] [--recursive] [--json] [--lib=PATH] FILE...\n"
+		"       cushim doctor [--lib=PATH]\n"
+		"       cushim symbols [--since=X.Y] [--missing] [--driver-version=X.Y] [--json] [--lib=PATH]\n"
+		"       cushim --help | --version\n"
+		"\n"
+		"Run a program with the CUDA driver shim libcushim.so preloaded, check which\n"
+		"CUDA driver a binary needs, and see what the shim would do on this machine.\n"
+		"\n"
+		"run options (each sets the CUSHIM_* variable named in cushim(1)):\n"
+		"  --log=LEVEL            off, warn, info, errors or trace        (CUSHIM_LOG)\n"
+		"  --log-file=PATH        log to PATH, %%p becomes the pid         (CUSHIM_LOG_FILE)\n"
+		"  --summary[=FILE]       per-function summary at exit; FILE.json (CUSHIM_SUMMARY)\n"
+		"  --driver-version=X.Y   behave as a driver of CUDA X.Y          (CUSHIM_DRIVER_VERSION)\n"
+		"  --hide=PATTERNS        make matching exports missing           (CUSHIM_HIDE)\n"
+		"  --masquerade           be found as libcuda.so.1 too, to see runtime calls\n"
+		"  --driver=PATH          the real driver for --masquerade         (CUSHIM_DRIVER)\n"
+		"  --lib=PATH             use this libcushim.so\n"
+		"\n"
+		"check options:\n"
+		"  --driver-version=X.Y   list the imports a CUDA X.Y driver lacks; exit 1 if any\n"
+		"  --recursive            also check the libraries each file needs (DT_NEEDED)\n"
+		"  --json                 print the result as JSON\n"
+		"\n"
+		"symbols options:\n"
+		"  --since=X.Y            only exports introduced in CUDA X.Y or later\n"
+		"  --missing              only exports the driver here (or --driver-version) lacks\n"
+		"  --json                 print the rows as JSON\n"
+		"\n"
+		"Exit status: run gives the program's status (128+N when killed by signal N,\n"
+		"125 for a usage error, 127 when the program cannot be started); check gives\n"
+		"0 when every file passes, 1 when a driver lacks imports, 2 on errors.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return CLI_ERROR;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+		printf("cushim %s\nsymbol table: %d exports from the CUDA %s headers (newest variant: CUDA %s)\n",
+		       PACKAGE_VERSION, CUSHIM_NSYMS, cli_version(CUDA_VERSION), cli_version(table_newest()));
+		return CLI_OK;
+	}
+	/* Each subcommand parses argv[1..] with getopt: argv[0] becomes "cushim run". */
+	static char name[64];
+	snprintf(name, sizeof name, "cushim %s", cmd);
+	argv[1] = name;
+	if (strcmp(cmd, "run") == 0)
+		return cmd_run(argc - 1, argv + 1);
+	if (strcmp(cmd, "check") == 0)
+		return cmd_check(argc - 1, argv + 1);
+	if (strcmp(cmd, "doctor") == 0)
+		return cmd_doctor(argc - 1, argv + 1);
+	if (strcmp(cmd, "symbols") == 0)
+		return cmd_symbols(argc - 1, argv + 1);
+	cli_error("unknown command '%s'; use run, check, doctor or symbols (see cushim --help)", cmd);
+	return CLI_ERROR;
+}

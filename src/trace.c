@@ -1,0 +1,437 @@
+/* Diagnostics: the trace wrappers' back end.
+ *
+ * With CUSHIM_LOG=errors or trace, or CUSHIM_SUMMARY set, the slots hold the
+ * generated trace wrappers (wrappers.c) instead of the driver's functions, so
+ * the plain forwarding path stays as it is.  Each thread formats its lines into
+ * a buffer of its own and writes whole lines, at most PIPE_BUF bytes at a time,
+ * so lines never tear; buffers are flushed when full, at thread exit, at fork
+ * and at exit.  Each thread counts its own calls for the summary. */
+#include "cushim-internal.h"
+#include "enums.h"
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+int cushim_tracing;
+
+#define TBUF_SIZE 16384
+#define LINE_MAX_LEN 2048
+#define STR_MAX 64
+
+struct counters {
+	uint64_t calls, errors, ticks, max;
+};
+
+struct tbuf {
+	struct tbuf *next;
+	int busy;          /* taken by the owner while it writes, or by a flusher */
+	int tid;
+	size_t len;
+	struct counters *cnt;
+	char data[TBUF_SIZE];
+};
+
+static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct tbuf *buffers;
+static struct counters retired[CUSHIM_NSYMS]; /* what exited threads counted */
+static pthread_key_t tbuf_key;
+static __thread struct tbuf *my_tbuf;
+static __thread int tbuf_failed;
+
+/* ---- time: the TSC where there is one, calibrated against CLOCK_MONOTONIC ---- */
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t cushim_ticks(void)
+{
+#if defined(__x86_64__)
+	return __builtin_ia32_rdtsc();
+#else
+	return mono_ns();
+#endif
+}
+
+static uint64_t start_ticks, start_ns;
+static double ns_per_tick = 1.0;
+
+static void calibrate(void)
+{
+#if defined(__x86_64__)
+	uint64_t n0 = mono_ns(), t0 = cushim_ticks(), n1, t1;
+	do
+		n1 = mono_ns();
+	while (n1 - n0 < 2000000); /* 2 ms, once, only when diagnostics are on */
+	t1 = cushim_ticks();
+	ns_per_tick = (double)(n1 - n0) / (double)(t1 - t0);
+	start_ticks = t0;
+	start_ns = n0;
+#else
+	start_ticks = start_ns = mono_ns();
+#endif
+}
+
+/* ---- per-thread buffers ---- */
+static void flush_locked(struct tbuf *b)
+{
+	size_t off = 0;
+	while (off < b->len) {
+		size_t n = b->len - off;
+		if (n > 4096) { /* PIPE_BUF: cut at the last whole line */
+			n = 4096;
+			while (n > 0 && b->data[off + n - 1] != '\n')
+				n--;
+			if (n == 0)
+				n = 4096;
+		}
+		cushim_write_all(cushim_log_fd(), b->data + off, n);
+		off += n;
+	}
+	b->len = 0;
+}
+
+static void tbuf_retire(void *p)
+{
+	struct tbuf *b = p, **pp;
+
+	pthread_mutex_lock(&list_lock);
+	while (__atomic_exchange_n(&b->busy, 1, __ATOMIC_ACQUIRE))
+		;
+	flush_locked(b);
+	if (b->cnt)
+		for (unsigned i = 0; i < CUSHIM_NSYMS; i++) {
+			struct counters *c = &b->cnt[i], *r = &retired[i];
+			r->calls += c->calls, r->errors += c->errors, r->ticks += c->ticks;
+			if (c->max > r->max)
+				r->max = c->max;
+		}
+	for (pp = &buffers; *pp; pp = &(*pp)->next)
+		if (*pp == b) {
+			*pp = b->next;
+			break;
+		}
+	pthread_mutex_unlock(&list_lock);
+	my_tbuf = NULL;
+	free(b->cnt);
+	free(b);
+}
+
+static struct tbuf *get_tbuf(void)
+{
+	struct tbuf *b = my_tbuf;
+	if (b || tbuf_failed)
+		return b;
+	b = calloc(1, sizeof *b);
+	if (b && cushim_conf.summary && !(b->cnt = calloc(CUSHIM_NSYMS, sizeof *b->cnt))) {
+		free(b);
+		b = NULL;
+	}
+	if (!b) {
+		tbuf_failed = 1;
+		return NULL;
+	}
+	b->tid = (int)syscall(SYS_gettid);
+	pthread_mutex_lock(&list_lock);
+	b->next = buffers;
+	buffers = b;
+	pthread_mutex_unlock(&list_lock);
+	pthread_setspecific(tbuf_key, b);
+	my_tbuf = b;
+	return b;
+}
+
+/* ---- formatting ---- */
+struct out {
+	char *p;
+	size_t left;
+};
+
+static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	if (o->left <= 1)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(o->p, o->left, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= o->left)
+		n = (int)o->left - 1;
+	o->p += n;
+	o->left -= (size_t)n;
+}
+
+static void put_arg(struct out *o, const struct cushim_argdesc *d, uint64_t v)
+{
+	const char *name;
+	switch (d->cls) {
+	case CUSHIM_A_PTR:
+	case CUSHIM_A_HEX:
+		if (v == 0 && d->cls == CUSHIM_A_PTR)
+			put(o, "NULL");
+		else
+			put(o, "0x%" PRIx64, v);
+		break;
+	case CUSHIM_A_STR: {
+		const char *s = (const char *)(uintptr_t)v;
+		if (!s) {
+			put(o, "NULL");
+			break;
+		}
+		put(o, "\"");
+		int k;
+		for (k = 0; s[k] && k < STR_MAX; k++) {
+			unsigned char c = (unsigned char)s[k];
+			if (c == '"' || c == '\\')
+				put(o, "\\%c", c);
+			else if (c < 0x20 || c >= 0x7f)
+				put(o, "\\x%02x", c);
+			else
+				put(o, "%c", c);
+		}
+		put(o, s[k] ? "\"..." : "\"");
+		break;
+	}
+	case CUSHIM_A_INT:
+		put(o, "%lld", (long long)(int64_t)v);
+		break;
+	case CUSHIM_A_UINT:
+		put(o, "%" PRIu64, v);
+		break;
+	case CUSHIM_A_ENUM:
+		if ((name = cushim_enum_name(d->extra, (long long)(int)v)))
+			put(o, "%s", name);
+		else
+			put(o, "%lld", (long long)(int)v);
+		break;
+	case CUSHIM_A_FLOAT: {
+		double f;
+		memcpy(&f, &v, sizeof f);
+		put(o, "%g", f);
+		break;
+	}
+	case CUSHIM_A_STRUCT: {
+		const unsigned char *b = (const unsigned char *)(uintptr_t)v;
+		int n = d->extra < 16 ? d->extra : 16;
+		put(o, "{");
+		for (int k = 0; k < n; k++)
+			put(o, "%02x", b[k]);
+		put(o, d->extra > 16 ? "...}" : "}");
+		break;
+	}
+	}
+}
+
+extern const struct cushim_argdesc *const cushim_argdescs[CUSHIM_NSYMS] CUSHIM_HIDDEN;
+extern const unsigned char cushim_nargs[CUSHIM_NSYMS] CUSHIM_HIDDEN;
+
+/* "cuMemAlloc_v2(dptr=0x7ffd5e1c, bytesize=1048576) = CUDA_SUCCESS" */
+size_t cushim_format_call(char *buf, size_t size, unsigned i, CUresult r, const uint64_t *argv)
+{
+	struct out o = { buf, size };
+	const char *rn = cushim_error_name((int)r);
+
+	put(&o, "%s(", cushim_syms[i].name);
+	for (unsigned k = 0; k < cushim_nargs[i]; k++) {
+		put(&o, "%s%s=", k ? ", " : "", cushim_argdescs[i][k].name);
+		put_arg(&o, &cushim_argdescs[i][k], argv[k]);
+	}
+	if (rn)
+		put(&o, ") = %s", rn);
+	else
+		put(&o, ") = %d", (int)r);
+	return (size_t)(o.p - buf);
+}
+
+static size_t format_line(char *buf, size_t size, int tid, unsigned i, CUresult r, uint64_t t0, uint64_t t1,
+			  const uint64_t *argv)
+{
+	double since = (double)(t0 - start_ticks) * ns_per_tick / 1e9;
+	double us = (double)(t1 - t0) * ns_per_tick / 1e3;
+	int n = snprintf(buf, size, "cushim: %.6f %d %d ", since, (int)getpid(), tid);
+	if (n < 0 || (size_t)n >= size)
+		return 0;
+	size_t m = (size_t)n + cushim_format_call(buf + n, size - (size_t)n - 32, i, r, argv);
+	n = snprintf(buf + m, size - m, " %.3f us\n", us);
+	return m + (size_t)(n > 0 ? n : 0);
+}
+
+void cushim_trace_call(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
+{
+	struct tbuf *b = get_tbuf();
+	int line = cushim_conf.level >= CUSHIM_LOG_TRACE || (r != CUDA_SUCCESS && cushim_conf.level >= CUSHIM_LOG_ERRORS);
+
+	if (b && b->cnt) { /* only this thread writes these */
+		struct counters *c = &b->cnt[i];
+		uint64_t d = t1 - t0;
+		c->calls++;
+		c->errors += r != CUDA_SUCCESS;
+		c->ticks += d;
+		if (d > c->max)
+			c->max = d;
+	}
+	if (!line)
+		return;
+	if (!b || __atomic_exchange_n(&b->busy, 1, __ATOMIC_ACQUIRE)) {
+		/* No buffer, or re-entered from a signal handler, or being flushed:
+		 * write this one line straight away. */
+		char tmp[LINE_MAX_LEN];
+		size_t n = format_line(tmp, sizeof tmp, (int)syscall(SYS_gettid), i, r, t0, t1, argv);
+		cushim_write_all(cushim_log_fd(), tmp, n);
+		return;
+	}
+	if (TBUF_SIZE - b->len < LINE_MAX_LEN)
+		flush_locked(b);
+	b->len += format_line(b->data + b->len, LINE_MAX_LEN, b->tid, i, r, t0, t1, argv);
+	__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
+}
+
+/* ---- fork and exit ---- */
+void cushim_trace_prefork(void)
+{
+	if (!cushim_tracing)
+		return;
+	pthread_mutex_lock(&list_lock);
+	for (struct tbuf *b = buffers; b; b = b->next) {
+		while (__atomic_exchange_n(&b->busy, 1, __ATOMIC_ACQUIRE))
+			;
+		flush_locked(b);
+	}
+}
+
+void cushim_trace_postfork(int child)
+{
+	if (!cushim_tracing)
+		return;
+	if (child) {
+		/* Only this thread lives on: the others' buffers are empty and theirs
+		 * no longer; their counts belong to the parent. */
+		struct tbuf *b = buffers, *keep = NULL;
+		while (b) {
+			struct tbuf *next = b->next;
+			if (b == my_tbuf) {
+				keep = b;
+				b->next = NULL;
+				if (b->cnt)
+					memset(b->cnt, 0, CUSHIM_NSYMS * sizeof *b->cnt);
+			}
+			b = next; /* the dead threads' buffers are leaked, not freed: they may be mid-use */
+		}
+		buffers = keep;
+		memset(retired, 0, sizeof retired);
+		if (keep)
+			keep->tid = (int)syscall(SYS_gettid);
+		cushim_log_reopen_child();
+	}
+	for (struct tbuf *b = buffers; b; b = b->next)
+		__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&list_lock);
+}
+
+struct row {
+	unsigned i;
+	struct counters c;
+};
+
+static int by_total(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	return x->c.ticks < y->c.ticks ? 1 : x->c.ticks > y->c.ticks ? -1 : strcmp(cushim_syms[x->i].name, cushim_syms[y->i].name);
+}
+
+static void write_summary(void)
+{
+	static struct row rows[CUSHIM_NSYMS];
+	unsigned n = 0;
+	uint64_t calls = 0;
+	char line[512];
+	FILE *json = NULL;
+
+	for (unsigned i = 0; i < CUSHIM_NSYMS; i++) {
+		struct counters c = retired[i];
+		for (struct tbuf *b = buffers; b; b = b->next)
+			if (b->cnt) {
+				c.calls += b->cnt[i].calls, c.errors += b->cnt[i].errors, c.ticks += b->cnt[i].ticks;
+				if (b->cnt[i].max > c.max)
+					c.max = b->cnt[i].max;
+			}
+		if (c.calls) {
+			rows[n].i = i, rows[n].c = c, n++;
+			calls += c.calls;
+		}
+	}
+	qsort(rows, n, sizeof *rows, by_total);
+	if (cushim_conf.summary == 2) {
+		char path[4096];
+		int fd = -1;
+		if (cushim_expand_path(cushim_conf.summary_file, path, sizeof path) == 0)
+			fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd < 0 || !(json = fdopen(fd, "w"))) {
+			cushim_log(CUSHIM_LOG_WARN, "cannot write CUSHIM_SUMMARY file %s; summary on the log instead",
+				   cushim_conf.summary_file);
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+	if (json) {
+		fprintf(json, "{\"pid\": %d, \"calls\": %" PRIu64 ", \"functions\": [", (int)getpid(), calls);
+		for (unsigned k = 0; k < n; k++) {
+			const struct counters *c = &rows[k].c;
+			fprintf(json, "%s\n  {\"name\": \"%s\", \"calls\": %" PRIu64 ", \"errors\": %" PRIu64
+				", \"total_ns\": %.0f, \"mean_ns\": %.1f, \"max_ns\": %.0f}", k ? "," : "",
+				cushim_syms[rows[k].i].name, c->calls, c->errors, (double)c->ticks * ns_per_tick,
+				(double)c->ticks * ns_per_tick / (double)c->calls, (double)c->max * ns_per_tick);
+		}
+		fprintf(json, "\n]}\n");
+		fclose(json);
+		return;
+	}
+	int m = snprintf(line, sizeof line, "cushim: summary of pid %d: %u functions, %" PRIu64 " calls\n"
+			 "cushim: %10s %8s %12s %10s %10s  %s\n", (int)getpid(), n, calls, "calls", "errors",
+			 "total ms", "mean us", "max us", "function");
+	cushim_write_all(cushim_log_fd(), line, (size_t)m);
+	for (unsigned k = 0; k < n; k++) {
+		const struct counters *c = &rows[k].c;
+		m = snprintf(line, sizeof line, "cushim: %10" PRIu64 " %8" PRIu64 " %12.3f %10.3f %10.3f  %s\n",
+			     c->calls, c->errors, (double)c->ticks * ns_per_tick / 1e6,
+			     (double)c->ticks * ns_per_tick / 1e3 / (double)c->calls,
+			     (double)c->max * ns_per_tick / 1e3, cushim_syms[rows[k].i].name);
+		cushim_write_all(cushim_log_fd(), line, (size_t)m);
+	}
+}
+
+__attribute__((destructor)) static void cushim_trace_exit(void)
+{
+	if (!cushim_tracing)
+		return;
+	pthread_mutex_lock(&list_lock);
+	for (struct tbuf *b = buffers; b; b = b->next)
+		if (!__atomic_exchange_n(&b->busy, 1, __ATOMIC_ACQUIRE)) { /* a busy one is mid-line: leave it */
+			flush_locked(b);
+			__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
+		}
+	if (cushim_conf.summary)
+		write_summary();
+	pthread_mutex_unlock(&list_lock);
+}
+
+void cushim_trace_start(void)
+{
+	calibrate();
+	pthread_key_create(&tbuf_key, tbuf_retire);
+	cushim_tracing = 1;
+}

@@ -1,0 +1,39 @@
+/* The trace wrappers, one per export, expanded from the generated table: time
+ * the call, pass the arguments as 64-bit words with their descriptors (name,
+ * how to print them) to trace.c, and return the driver's result. */
+#include "cushim-internal.h"
+
+#define CUSHIM_UNPAREN(...) __VA_ARGS__
+
+#define CUSHIM_SYM(i, name, base, ver, fl, hdr, params, args, u64, n, descs)                  \
+	static const struct cushim_argdesc argd_##i[] = { { 0 }, CUSHIM_UNPAREN descs };      \
+	static CUresult CUDAAPI trace_##i params                                              \
+	{                                                                                     \
+		void *f = cushim_impl[i];                                                     \
+		uint64_t t0 = cushim_ticks();                                                 \
+		CUresult r = f ? ((CUresult (CUDAAPI *) params)f) args : cushim_missing_call(i); \
+		uint64_t t1 = cushim_ticks();                                                 \
+		const uint64_t argv[] = { 0, CUSHIM_UNPAREN u64 };                            \
+		cushim_trace_call(i, r, t0, t1, argv + 1);                                    \
+		return r;                                                                     \
+	}
+#include "cushim-syms.h"
+#undef CUSHIM_SYM
+
+void *const cushim_tracer[CUSHIM_NSYMS] = {
+#define CUSHIM_SYM(i, ...) [i] = (void *)trace_##i,
+#include "cushim-syms.h"
+#undef CUSHIM_SYM
+};
+
+const struct cushim_argdesc *const cushim_argdescs[CUSHIM_NSYMS] = {
+#define CUSHIM_SYM(i, ...) [i] = argd_##i + 1,
+#include "cushim-syms.h"
+#undef CUSHIM_SYM
+};
+
+const unsigned char cushim_nargs[CUSHIM_NSYMS] = {
+#define CUSHIM_SYM(i, name, base, ver, fl, hdr, params, args, u64, n, ...) [i] = n,
+#include "cushim-syms.h"
+#undef CUSHIM_SYM
+};
