@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 struct cushim_state cushim_state;
 
@@ -483,7 +484,7 @@ static int find_real_driver(void)
 /* ---- the bootstrap ---- */
 static pthread_mutex_t boot_lock = PTHREAD_MUTEX_INITIALIZER;
 static int boot_done;
-static __thread int in_boot;
+static __thread int in_boot __attribute__((tls_model("initial-exec")));
 
 struct override {
 	unsigned idx;
@@ -522,6 +523,8 @@ static void bootstrap(void)
 	char v[16], w[16];
 	int masq;
 
+	struct timespec t0, t1, t2;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	cushim_conf_load();
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)&find_self);
 	masq = masquerading();
@@ -538,6 +541,7 @@ static void bootstrap(void)
 				   cushim_conf.cudart ? ", CUSHIM_CUDART" : "");
 		return;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	int real = real_driver_version();
 	int effective = real ? real : INT_MAX;
 	cushim_state.real_driver_version = real;
@@ -575,6 +579,9 @@ static void bootstrap(void)
 		cushim_state.missing++;
 	}
 
+	clock_gettime(CLOCK_MONOTONIC, &t2);
+	cushim_state.find_ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
+	cushim_state.resolve_ns = (uint64_t)((t2.tv_sec - t1.tv_sec) * 1000000000LL + (t2.tv_nsec - t1.tv_nsec));
 	int tracing = cushim_conf.level >= CUSHIM_LOG_ERRORS || cushim_conf.summary;
 	int watching = tracing || emulating || cushim_conf.npatterns || masq;
 	for (size_t k = 0; k < sizeof overrides / sizeof *overrides; k++) {
@@ -585,9 +592,10 @@ static void bootstrap(void)
 	}
 	if (tracing)
 		cushim_trace_start();
+	cushim_state.tracing = tracing;
 	for (unsigned i = 0; i < CUSHIM_NSYMS; i++) {
 		void *target = tracing ? cushim_tracer[i] : cushim_impl[i];
-		if (target)
+		if (target) /* a missing one keeps its first-call function, which reports it */
 			__atomic_store_n(&cushim_slot[i], target, __ATOMIC_RELEASE);
 	}
 	cushim_log(CUSHIM_LOG_INFO, "driver CUDA %s%s%s%s; %d of %d exports resolved, %d missing",
@@ -627,7 +635,7 @@ void *cushim_resolve(unsigned i)
 	}
 	if (!__atomic_load_n(&boot_done, __ATOMIC_ACQUIRE))
 		run_bootstrap();
-	if ((p = __atomic_load_n(&cushim_slot[i], __ATOMIC_ACQUIRE)))
+	if ((p = cushim_state.tracing ? cushim_tracer[i] : cushim_impl[i]))
 		return p;
 	report_missing(i);
 	__atomic_store_n(&cushim_slot[i], (void *)missing, __ATOMIC_RELEASE);
@@ -683,4 +691,16 @@ void *cushim_real_pointer(const char *name)
 	if (!__atomic_load_n(&boot_done, __ATOMIC_ACQUIRE))
 		run_bootstrap();
 	return cushim_real[i];
+}
+
+/* How long the bootstrap took: finding the entry points (loading a runtime,
+ * which initialises the driver) and resolving the whole table. */
+CUSHIM_API int cushim_bootstrap_times(uint64_t *find_ns, uint64_t *resolve_ns);
+int cushim_bootstrap_times(uint64_t *find_ns, uint64_t *resolve_ns)
+{
+	if (!__atomic_load_n(&boot_done, __ATOMIC_ACQUIRE))
+		return -1;
+	*find_ns = cushim_state.find_ns;
+	*resolve_ns = cushim_state.resolve_ns;
+	return cushim_state.resolved;
 }

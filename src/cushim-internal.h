@@ -86,6 +86,28 @@ struct cushim_argdesc {
 	int extra; /* enum id for CUSHIM_A_ENUM, size for CUSHIM_A_STRUCT */
 };
 extern int cushim_tracing CUSHIM_HIDDEN; /* the trace wrappers are in the slots */
+extern int cushim_lines CUSHIM_HIDDEN;   /* 0: no lines, 1: failed calls, 2: every call */
+struct cushim_counters {
+	uint64_t calls, errors, ticks, max;
+};
+/* This thread's counters (CUSHIM_SUMMARY), NULL until its first counted call. */
+extern __thread struct cushim_counters *cushim_my_counters
+	__attribute__((tls_model("initial-exec"))) CUSHIM_HIDDEN;
+void cushim_count_first(unsigned i, CUresult r, uint64_t ticks) CUSHIM_HIDDEN;
+static inline void cushim_count(unsigned i, CUresult r, uint64_t ticks)
+{
+	struct cushim_counters *c = cushim_my_counters;
+	if (__builtin_expect(c == NULL, 0)) {
+		cushim_count_first(i, r, ticks);
+		return;
+	}
+	c += i; /* only this thread writes these */
+	c->calls++;
+	c->errors += r != CUDA_SUCCESS;
+	c->ticks += ticks;
+	if (ticks > c->max)
+		c->max = ticks;
+}
 void cushim_trace_start(void) CUSHIM_HIDDEN;
 void cushim_trace_call(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv) CUSHIM_HIDDEN;
 uint64_t cushim_ticks(void) CUSHIM_HIDDEN;
@@ -107,6 +129,8 @@ struct cushim_state {
 	const char *via;           /* "cudaGetDriverEntryPointByVersion", ... */
 	char path[4096];           /* the runtime or driver file used */
 	int resolved, missing;
+	int tracing;               /* the slots hold the trace wrappers */
+	uint64_t find_ns, resolve_ns; /* bootstrap: finding the entry points, resolving the table */
 };
 extern struct cushim_state cushim_state CUSHIM_HIDDEN;
 

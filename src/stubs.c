@@ -5,11 +5,11 @@
  * and a tail call through the cached pointer: no lock, no getenv, no lookup. */
 #include "cushim-internal.h"
 
-void *cushim_slot[CUSHIM_NSYMS];
 void *cushim_real[CUSHIM_NSYMS];
 
-/* The first call goes through a cold function of its own, so that the fast
- * path needs no saved registers: load, test, and a tail jump either way. */
+/* Each slot starts at the export's own cold "first call" function, which runs
+ * the bootstrap and stores the real target; so the stub itself is a load and
+ * an indirect jump, with no test and no saved register. */
 #define CUSHIM_SYM(i, name, base, ver, fl, hdr, params, args, ...)                           \
 	__attribute__((noinline, cold)) static CUresult CUDAAPI first_##name params           \
 	{                                                                                     \
@@ -18,11 +18,8 @@ void *cushim_real[CUSHIM_NSYMS];
 	CUSHIM_API CUresult CUDAAPI name params;                                              \
 	CUresult CUDAAPI name params                                                          \
 	{                                                                                     \
-		CUresult (CUDAAPI *fn) params = (CUresult (CUDAAPI *) params)                 \
-			__atomic_load_n(&cushim_slot[i], __ATOMIC_ACQUIRE);                   \
-		if (__builtin_expect(fn == NULL, 0))                                          \
-			return first_##name args;                                             \
-		return fn args;                                                               \
+		return ((CUresult (CUDAAPI *) params)                                         \
+			__atomic_load_n(&cushim_slot[i], __ATOMIC_ACQUIRE)) args;             \
 	}
 #include "cushim-syms.h"
 #undef CUSHIM_SYM
@@ -31,6 +28,12 @@ void *cushim_real[CUSHIM_NSYMS];
 /* The stubs' own addresses, for answering cuGetProcAddress with them. */
 void *const cushim_stub[CUSHIM_NSYMS] = {
 #define CUSHIM_SYM(i, name, ...) [i] = (void *)name,
+#include "cushim-syms.h"
+#undef CUSHIM_SYM
+};
+
+void *cushim_slot[CUSHIM_NSYMS] = {
+#define CUSHIM_SYM(i, name, ...) [i] = (void *)first_##name,
 #include "cushim-syms.h"
 #undef CUSHIM_SYM
 };

@@ -16,19 +16,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 int cushim_tracing;
+int cushim_lines;
+__thread struct cushim_counters *cushim_my_counters __attribute__((tls_model("initial-exec")));
 
 #define TBUF_SIZE 16384
 #define LINE_MAX_LEN 2048
 #define STR_MAX 64
 
-struct counters {
-	uint64_t calls, errors, ticks, max;
-};
+#define counters cushim_counters
 
 struct tbuf {
 	struct tbuf *next;
@@ -43,8 +44,8 @@ static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct tbuf *buffers;
 static struct counters retired[CUSHIM_NSYMS]; /* what exited threads counted */
 static pthread_key_t tbuf_key;
-static __thread struct tbuf *my_tbuf;
-static __thread int tbuf_failed;
+static __thread struct tbuf *my_tbuf __attribute__((tls_model("initial-exec")));
+static __thread int tbuf_failed __attribute__((tls_model("initial-exec")));
 
 /* ---- time: the TSC where there is one, calibrated against CLOCK_MONOTONIC ---- */
 static uint64_t mono_ns(void)
@@ -64,6 +65,7 @@ uint64_t cushim_ticks(void)
 }
 
 static uint64_t start_ticks, start_ns;
+static pid_t my_pid;
 static double ns_per_tick = 1.0;
 
 static void calibrate(void)
@@ -83,12 +85,14 @@ static void calibrate(void)
 }
 
 /* ---- per-thread buffers ---- */
+static int log_is_file; /* one write of whole lines is atomic there; pipes need PIPE_BUF */
+
 static void flush_locked(struct tbuf *b)
 {
 	size_t off = 0;
 	while (off < b->len) {
 		size_t n = b->len - off;
-		if (n > 4096) { /* PIPE_BUF: cut at the last whole line */
+		if (n > 4096 && !log_is_file) { /* PIPE_BUF: cut at the last whole line */
 			n = 4096;
 			while (n > 0 && b->data[off + n - 1] != '\n')
 				n--;
@@ -123,6 +127,7 @@ static void tbuf_retire(void *p)
 		}
 	pthread_mutex_unlock(&list_lock);
 	my_tbuf = NULL;
+	cushim_my_counters = NULL;
 	free(b->cnt);
 	free(b);
 }
@@ -148,7 +153,14 @@ static struct tbuf *get_tbuf(void)
 	pthread_mutex_unlock(&list_lock);
 	pthread_setspecific(tbuf_key, b);
 	my_tbuf = b;
+	cushim_my_counters = b->cnt;
 	return b;
+}
+
+void cushim_count_first(unsigned i, CUresult r, uint64_t ticks)
+{
+	if (get_tbuf() && cushim_my_counters)
+		cushim_count(i, r, ticks);
 }
 
 /* ---- formatting ---- */
@@ -175,6 +187,55 @@ static void put(struct out *o, const char *fmt, ...)
 	o->left -= (size_t)n;
 }
 
+/* The common cases by hand: the trace's cost is mostly its formatting. */
+static void put_raw(struct out *o, const char *s, size_t n)
+{
+	if (n >= o->left)
+		n = o->left ? o->left - 1 : 0;
+	memcpy(o->p, s, n);
+	o->p += n;
+	o->left -= n;
+	if (o->left)
+		*o->p = '\0';
+}
+
+static void put_s(struct out *o, const char *s)
+{
+	put_raw(o, s, strlen(s));
+}
+
+static void put_u(struct out *o, uint64_t v)
+{
+	char tmp[24], *e = tmp + sizeof tmp, *p = e;
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	put_raw(o, p, (size_t)(e - p));
+}
+
+static void put_x(struct out *o, uint64_t v)
+{
+	char tmp[20], *e = tmp + sizeof tmp, *p = e;
+	do
+		*--p = "0123456789abcdef"[v & 15];
+	while (v >>= 4);
+	*--p = 'x';
+	*--p = '0';
+	put_raw(o, p, (size_t)(e - p));
+}
+
+/* value/1000 with three decimals: 1234 -> "1.234" */
+static void put_milli(struct out *o, uint64_t v, int digits)
+{
+	uint64_t scale = digits == 6 ? 1000000 : 1000, frac = v % scale;
+	char tmp[8];
+	put_u(o, v / scale);
+	tmp[0] = '.';
+	for (int k = digits; k > 0; k--, frac /= 10)
+		tmp[k] = (char)('0' + frac % 10);
+	put_raw(o, tmp, (size_t)digits + 1);
+}
+
 static void put_arg(struct out *o, const struct cushim_argdesc *d, uint64_t v)
 {
 	const char *name;
@@ -182,9 +243,9 @@ static void put_arg(struct out *o, const struct cushim_argdesc *d, uint64_t v)
 	case CUSHIM_A_PTR:
 	case CUSHIM_A_HEX:
 		if (v == 0 && d->cls == CUSHIM_A_PTR)
-			put(o, "NULL");
+			put_s(o, "NULL");
 		else
-			put(o, "0x%" PRIx64, v);
+			put_x(o, v);
 		break;
 	case CUSHIM_A_STR: {
 		const char *s = (const char *)(uintptr_t)v;
@@ -207,14 +268,18 @@ static void put_arg(struct out *o, const struct cushim_argdesc *d, uint64_t v)
 		break;
 	}
 	case CUSHIM_A_INT:
-		put(o, "%lld", (long long)(int64_t)v);
+		if ((int64_t)v < 0) {
+			put_raw(o, "-", 1);
+			v = (uint64_t)0 - v;
+		}
+		put_u(o, v);
 		break;
 	case CUSHIM_A_UINT:
-		put(o, "%" PRIu64, v);
+		put_u(o, v);
 		break;
 	case CUSHIM_A_ENUM:
 		if ((name = cushim_enum_name(d->extra, (long long)(int)v)))
-			put(o, "%s", name);
+			put_s(o, name);
 		else
 			put(o, "%lld", (long long)(int)v);
 		break;
@@ -245,47 +310,51 @@ size_t cushim_format_call(char *buf, size_t size, unsigned i, CUresult r, const 
 	struct out o = { buf, size };
 	const char *rn = cushim_error_name((int)r);
 
-	put(&o, "%s(", cushim_syms[i].name);
+	put_s(&o, cushim_syms[i].name);
+	put_raw(&o, "(", 1);
 	for (unsigned k = 0; k < cushim_nargs[i]; k++) {
-		put(&o, "%s%s=", k ? ", " : "", cushim_argdescs[i][k].name);
+		if (k)
+			put_raw(&o, ", ", 2);
+		put_s(&o, cushim_argdescs[i][k].name);
+		put_raw(&o, "=", 1);
 		put_arg(&o, &cushim_argdescs[i][k], argv[k]);
 	}
+	put_raw(&o, ") = ", 4);
 	if (rn)
-		put(&o, ") = %s", rn);
+		put_s(&o, rn);
 	else
-		put(&o, ") = %d", (int)r);
+		put(&o, "%d", (int)r);
 	return (size_t)(o.p - buf);
 }
 
+/* "cushim: 12.345678 PID TID call = RESULT 1.234 us\n" */
 static size_t format_line(char *buf, size_t size, int tid, unsigned i, CUresult r, uint64_t t0, uint64_t t1,
 			  const uint64_t *argv)
 {
-	double since = (double)(t0 - start_ticks) * ns_per_tick / 1e9;
-	double us = (double)(t1 - t0) * ns_per_tick / 1e3;
-	int n = snprintf(buf, size, "cushim: %.6f %d %d ", since, (int)getpid(), tid);
-	if (n < 0 || (size_t)n >= size)
-		return 0;
-	size_t m = (size_t)n + cushim_format_call(buf + n, size - (size_t)n - 32, i, r, argv);
-	n = snprintf(buf + m, size - m, " %.3f us\n", us);
-	return m + (size_t)(n > 0 ? n : 0);
+	enum { TAIL = 32 }; /* room kept for " 123456789.123 us\n" */
+	struct out o = { buf, size - TAIL };
+	uint64_t since_us = (uint64_t)((double)(t0 - start_ticks) * ns_per_tick / 1e3);
+	uint64_t took_ns = (uint64_t)((double)(t1 - t0) * ns_per_tick);
+
+	put_raw(&o, "cushim: ", 8);
+	put_milli(&o, since_us, 6);
+	put_raw(&o, " ", 1);
+	put_u(&o, (uint64_t)my_pid);
+	put_raw(&o, " ", 1);
+	put_u(&o, (uint64_t)tid);
+	put_raw(&o, " ", 1);
+	o.p += cushim_format_call(o.p, o.left, i, r, argv);
+	o.left = size - (size_t)(o.p - buf);
+	put_raw(&o, " ", 1);
+	put_milli(&o, took_ns, 3);
+	put_raw(&o, " us\n", 4);
+	return (size_t)(o.p - buf);
 }
 
 void cushim_trace_call(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
 {
 	struct tbuf *b = get_tbuf();
-	int line = cushim_conf.level >= CUSHIM_LOG_TRACE || (r != CUDA_SUCCESS && cushim_conf.level >= CUSHIM_LOG_ERRORS);
 
-	if (b && b->cnt) { /* only this thread writes these */
-		struct counters *c = &b->cnt[i];
-		uint64_t d = t1 - t0;
-		c->calls++;
-		c->errors += r != CUDA_SUCCESS;
-		c->ticks += d;
-		if (d > c->max)
-			c->max = d;
-	}
-	if (!line)
-		return;
 	if (!b || __atomic_exchange_n(&b->busy, 1, __ATOMIC_ACQUIRE)) {
 		/* No buffer, or re-entered from a signal handler, or being flushed:
 		 * write this one line straight away. */
@@ -335,6 +404,7 @@ void cushim_trace_postfork(int child)
 		memset(retired, 0, sizeof retired);
 		if (keep)
 			keep->tid = (int)syscall(SYS_gettid);
+		my_pid = getpid();
 		cushim_log_reopen_child();
 	}
 	for (struct tbuf *b = buffers; b; b = b->next)
@@ -431,7 +501,11 @@ __attribute__((destructor)) static void cushim_trace_exit(void)
 
 void cushim_trace_start(void)
 {
+	struct stat st;
 	calibrate();
+	my_pid = getpid();
+	log_is_file = fstat(cushim_log_fd(), &st) == 0 && S_ISREG(st.st_mode);
+	cushim_lines = cushim_conf.level >= CUSHIM_LOG_TRACE ? 2 : cushim_conf.level >= CUSHIM_LOG_ERRORS ? 1 : 0;
 	pthread_key_create(&tbuf_key, tbuf_retire);
 	cushim_tracing = 1;
 }

@@ -13,8 +13,12 @@
 		uint64_t t0 = cushim_ticks();                                                 \
 		CUresult r = f ? ((CUresult (CUDAAPI *) params)f) args : cushim_missing_call(i); \
 		uint64_t t1 = cushim_ticks();                                                 \
-		const uint64_t argv[] = { 0, CUSHIM_UNPAREN u64 };                            \
-		cushim_trace_call(i, r, t0, t1, argv + 1);                                    \
+		if (cushim_conf.summary)                                                      \
+			cushim_count(i, r, t1 - t0);                                          \
+		if (cushim_lines > 1 || (cushim_lines && r != CUDA_SUCCESS)) {                \
+			const uint64_t argv[] = { 0, CUSHIM_UNPAREN u64 };                    \
+			cushim_trace_call(i, r, t0, t1, argv + 1);                            \
+		}                                                                             \
 		return r;                                                                     \
 	}
 #include "cushim-syms.h"

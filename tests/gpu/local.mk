@@ -1,6 +1,33 @@
-# GPU tests: each skips (77) without a GPU; see tests/gpu/gpu-env.sh.
+# GPU tests: each skips (77) without a GPU; see tests/gpu/gpu-env.sh. The
+# programs link no libtool library, so a build folder made here runs on a GPU
+# machine that has no libtool.
 check_PROGRAMS += tests/gpu/have-gpu
 tests_gpu_have_gpu_SOURCES = tests/gpu/have-gpu.c
-EXTRA_DIST += tests/gpu/gpu-env.sh
+EXTRA_DIST += tests/gpu/gpu-env.sh tests/gpu/kernels.cu tools/bin2c.py
 TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = $(CUSHIM_TEST_PREFIX) $(SHELL)
+
+if HAVE_NVCC
+# nvcc -> fatbin (sm_90 code + PTX) -> a C array for cuModuleLoadData
+tests/gpu/kernels.fatbin: $(top_srcdir)/tests/gpu/kernels.cu
+	$(AM_V_GEN)$(MKDIR_P) tests/gpu && $(NVCC) -fatbin $(NVCC_ARCH) -o $@ $<
+tests/gpu/kernels-fatbin.c: tests/gpu/kernels.fatbin $(top_srcdir)/tools/bin2c.py
+	$(AM_V_GEN)$(PYTHON) $(top_srcdir)/tools/bin2c.py gpu_kernels $< $@
+CLEANFILES += tests/gpu/kernels.fatbin tests/gpu/kernels-fatbin.c
+
+check_PROGRAMS += tests/gpu/real-exports tests/gpu/saxpy
+tests_gpu_real_exports_SOURCES = tests/gpu/real-exports.c
+tests_gpu_real_exports_LDADD = libcushim_table.la -ldl
+tests_gpu_saxpy_SOURCES = tests/gpu/saxpy.c
+nodist_tests_gpu_saxpy_SOURCES = tests/gpu/kernels-fatbin.c
+tests_gpu_saxpy_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda
+TESTS += tests/gpu/core.sh
+EXTRA_DIST += tests/gpu/core.sh tests/gpu/real-exports.c tests/gpu/saxpy.c
+
+# ---- make bench ----
+noinst_PROGRAMS += tests/bench/bench-calls
+tests_bench_bench_calls_SOURCES = tests/bench/bench-calls.c
+nodist_tests_bench_bench_calls_SOURCES = tests/gpu/kernels-fatbin.c
+tests_bench_bench_calls_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda -ldl
+endif
+

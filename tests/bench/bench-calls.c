@@ -1,0 +1,138 @@
+/* make bench: the cost cushim adds to a driver call.
+ *
+ * In one process: a call by name (cuCtxGetCurrent(...), through the PLT: under
+ * LD_PRELOAD=libcushim.so that is cushim's stub) against a call through the
+ * driver's own pointer (dlsym on the driver's handle: never cushim). Best of
+ * several interleaved rounds; prints the added nanoseconds per call. Run
+ * without the shim, the same difference is the noise floor.  Works on the fake
+ * driver (no GPU) and on a real one (then it also measures cuStreamQuery and
+ * cuLaunchKernel of an empty kernel). */
+#include <cuda.h>
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+extern const unsigned char gpu_kernels[] __attribute__((weak));
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+typedef CUresult (*ctxget_fn)(CUcontext *);
+typedef CUresult (*query_fn)(CUstream);
+typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+			      CUstream, void **, void **);
+
+static long iters = 20000000;
+static ctxget_fn d_ctxget;
+static query_fn d_query;
+static launch_fn d_launch;
+static CUfunction nop;
+
+static double loop_ctxget(int shim)
+{
+	CUcontext c;
+	ctxget_fn direct = d_ctxget;
+	__asm__("" : "+r"(direct)); /* an opaque pointer, held in a register */
+	double t = now();
+	if (shim)
+		for (long i = 0; i < iters; i++)
+			cuCtxGetCurrent(&c);
+	else
+		for (long i = 0; i < iters; i++)
+			direct(&c);
+	return (now() - t) / (double)iters;
+}
+
+static double loop_query(int shim)
+{
+	query_fn direct = d_query;
+	__asm__("" : "+r"(direct));
+	long n = iters / 20;
+	double t = now();
+	if (shim)
+		for (long i = 0; i < n; i++)
+			cuStreamQuery(NULL);
+	else
+		for (long i = 0; i < n; i++)
+			direct(NULL);
+	return (now() - t) / (double)n;
+}
+
+static double loop_launch(int shim)
+{
+	launch_fn direct = d_launch;
+	__asm__("" : "+r"(direct));
+	long n = 20000;
+	double t = now();
+	for (long i = 0; i < n; i++) {
+		if (shim)
+			cuLaunchKernel(nop, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL);
+		else
+			direct(nop, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL);
+		if (i % 1000 == 999)
+			cuCtxSynchronize();
+	}
+	cuCtxSynchronize();
+	return (now() - t) / (double)n;
+}
+
+static void measure(const char *name, double (*loop)(int), int rounds)
+{
+	double best[2] = { 1e30, 1e30 };
+	loop(0), loop(1); /* warm up (and the first call's bootstrap) */
+	for (int r = 0; r < rounds; r++)
+		for (int s = 0; s < 2; s++) {
+			double x = loop(s);
+			if (x < best[s])
+				best[s] = x;
+		}
+	printf("%-16s by name %9.2f ns   direct %9.2f ns   added %+7.2f ns per call\n", name, best[1], best[0],
+	       best[1] - best[0]);
+}
+
+int main(int argc, char **argv)
+{
+	void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	int (*boot_times)(uint64_t *, uint64_t *) =
+		(int (*)(uint64_t *, uint64_t *))dlsym(RTLD_DEFAULT, "cushim_bootstrap_times");
+	const char *mode = getenv("CUSHIM_BENCH_MODE");
+	int gpu = argc > 1 && strcmp(argv[1], "--gpu") == 0;
+	CUdevice dev;
+	CUcontext ctx = NULL;
+	double t0;
+
+	if (!drv) {
+		fprintf(stderr, "bench-calls: no libcuda.so.1: %s\n", dlerror());
+		return 77;
+	}
+	d_ctxget = (ctxget_fn)dlsym(drv, "cuCtxGetCurrent");
+	d_query = (query_fn)dlsym(drv, "cuStreamQuery");
+	d_launch = (launch_fn)dlsym(drv, "cuLaunchKernel");
+	t0 = now();
+	CUresult r = cuInit(0); /* the first call: under the shim, the bootstrap */
+	double first = now() - t0;
+	printf("== %s, %s ==\n", boot_times ? "under cushim" : "without cushim", mode ? mode : "plain");
+	if (boot_times) {
+		uint64_t f = 0, rs = 0;
+		int n = boot_times(&f, &rs);
+		printf("bootstrap        first call %.3f ms: finding entry points %.3f ms, resolving %d exports "
+		       "%.1f us\n", first / 1e6, (double)f / 1e6, n, (double)rs / 1e3);
+	}
+	measure("cuCtxGetCurrent", loop_ctxget, 7);
+	if (gpu && r == CUDA_SUCCESS && cuDeviceGet(&dev, 0) == CUDA_SUCCESS &&
+	    cuCtxCreate(&ctx, NULL, 0, dev) == CUDA_SUCCESS) {
+		CUmodule mod;
+		measure("cuStreamQuery", loop_query, 5);
+		if (&gpu_kernels && cuModuleLoadData(&mod, gpu_kernels) == CUDA_SUCCESS &&
+		    cuModuleGetFunction(&nop, mod, "nop") == CUDA_SUCCESS)
+			measure("cuLaunchKernel", loop_launch, 5);
+	}
+	return 0;
+}

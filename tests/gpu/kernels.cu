@@ -1,0 +1,9 @@
+// Kernels of the GPU tests of the core shim, loaded with cuModuleLoadData.
+extern "C" __global__ void saxpy(int n, float a, const float *x, float *y)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		y[i] = a * x[i] + y[i];
+}
+
+extern "C" __global__ void nop(void) {}
