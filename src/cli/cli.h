@@ -3,6 +3,8 @@
 #define CUSHIM_CLI_H
 #include <stddef.h>
 #include <stdio.h>
+#include <libelf.h>
+#include "cushim-internal.h"
 
 /* Exit statuses of check, doctor and symbols (run passes the program's own). */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_ERROR = 2 };
@@ -25,24 +27,31 @@ struct cli_lib {
 int cli_find_lib(const char *option, struct cli_lib *lib);
 /* What the shim says about this machine, from its introspection exports. */
 struct cli_shim {
-	void *handle;
 	int driver_version;      /* as a process would see it; 0 = no driver */
 	int real_driver_version; /* 0 = unknown */
-	const char *path, *via;
+	char path[4096], via[256];
 	int resolved, missing;   /* -1 when the library is too old to say */
-	void *(*real_pointer)(const char *name);
+	int have_missing;        /* lacks[] is filled in */
+	unsigned char lacks[CUSHIM_NSYMS]; /* by this command's table index: 1 = missing */
 };
-/* dlopen the shim quietly (no log, no summary) and run its bootstrap. */
+/* Load the shim in a child process (quietly: no log, no summary) and run its
+ * bootstrap there, so that a crash probing the driver cannot take this
+ * command down. -1 with a message in err when it could not say. */
 int cli_load_shim(const struct cli_lib *lib, struct cli_shim *shim, char *err, size_t errsize);
 
 /* ---- finding libraries the way the loader does (ldsearch.c) ---- */
+/* Is this ELF object for this machine (class and e_machine)? why says if not. */
+int cli_elf_machine_ok(Elf *elf, const char **why);
 /* Does this file exist and hold an ELF object for this machine? */
 int cli_elf_native(const char *path);
-/* Search for a DT_NEEDED name of object `from` (NULL: as dlopen from a
- * program without RPATH/RUNPATH). rpath/runpath are its raw DT_RPATH and
- * DT_RUNPATH strings or NULL; origin its folder. Skips files for which
- * reject(path) says 1. Returns 0 and the path in out, -1 if not found. */
-int cli_ld_search(const char *name, const char *rpath, const char *runpath, const char *origin,
+/* $ORIGIN, $LIB and $PLATFORM expanded in a DT_RPATH/DT_RUNPATH list; malloc'd. */
+char *cli_ld_expand(const char *list, const char *origin);
+/* Find a DT_NEEDED name as the loader would: rpath (the expanded DT_RPATH of
+ * the loading object and its loaders, NULL if it has DT_RUNPATH), then
+ * LD_LIBRARY_PATH, then runpath (its expanded DT_RUNPATH), the loader cache and
+ * the default folders. Files of another machine, and those reject() refuses,
+ * are skipped. 0 and the path in out, or -1. */
+int cli_ld_search(const char *name, const char *rpath, const char *runpath,
 		  int (*reject)(const char *path), char *out, size_t size);
 /* The loader cache (ldconfig -p), entries for this machine only. */
 int cli_ld_cache_lookup(const char *name, int (*reject)(const char *path), char *out, size_t size);

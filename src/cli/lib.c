@@ -3,6 +3,9 @@
 #include "cli.h"
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include "cushim-internal.h"
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,40 +62,96 @@ int cli_find_lib(const char *option, struct cli_lib *lib)
 	return -1;
 }
 
+static void probe(const struct cli_lib *lib, int fd)
+{
+	struct cli_shim shim;
+	void *h;
+
+	memset(&shim, 0, sizeof shim);
+	shim.resolved = shim.missing = -1;
+	if (!(h = dlopen(lib->path, RTLD_NOW | RTLD_LOCAL))) {
+		dprintf(fd, "E%s", dlerror());
+		_exit(1);
+	}
+	int (*version)(void) = (int (*)(void))dlsym(h, "cushim_driver_version");
+	if (!version) {
+		dprintf(fd, "E%s has no cushim_driver_version: is it libcushim.so?", lib->path);
+		_exit(1);
+	}
+	shim.driver_version = version();
+	void *(*real_pointer)(const char *) = (void *(*)(const char *))dlsym(h, "cushim_real_pointer");
+	int (*fi)(void);
+	const char *(*fs)(void), *str;
+	if ((fi = (int (*)(void))dlsym(h, "cushim_real_driver_version")))
+		shim.real_driver_version = fi();
+	if ((fi = (int (*)(void))dlsym(h, "cushim_exports_resolved")))
+		shim.resolved = fi();
+	if ((fi = (int (*)(void))dlsym(h, "cushim_exports_missing")))
+		shim.missing = fi();
+	if ((fs = (const char *(*)(void))dlsym(h, "cushim_driver_path")) && (str = fs()))
+		snprintf(shim.path, sizeof shim.path, "%s", str);
+	if ((fs = (const char *(*)(void))dlsym(h, "cushim_entry_via")) && (str = fs()))
+		snprintf(shim.via, sizeof shim.via, "%s", str);
+	if (real_pointer) {
+		shim.have_missing = 1;
+		for (int i = 0; i < CUSHIM_NSYMS; i++)
+			shim.lacks[i] = real_pointer(cushim_syms[i].name) == NULL;
+	}
+	if (write(fd, "R", 1) != 1 || write(fd, &shim, sizeof shim) != (ssize_t)sizeof shim)
+		_exit(1);
+	_exit(0);
+}
+
 int cli_load_shim(const struct cli_lib *lib, struct cli_shim *shim, char *err, size_t errsize)
 {
-	/* The bootstrap runs in this process: keep it quiet and leave no log file
-	 * or summary behind; the settings that change what it finds stay. */
-	setenv("CUSHIM_LOG", "off", 1);
-	unsetenv("CUSHIM_LOG_FILE");
-	unsetenv("CUSHIM_SUMMARY");
+	int p[2], st;
+	pid_t pid;
 
 	memset(shim, 0, sizeof *shim);
 	shim->resolved = shim->missing = -1;
-	shim->handle = dlopen(lib->path, RTLD_NOW | RTLD_LOCAL);
-	if (!shim->handle) {
-		snprintf(err, errsize, "cannot load %s: %s", lib->path, dlerror());
+	if (pipe(p) != 0) {
+		snprintf(err, errsize, "pipe: %s", strerror(errno));
 		return -1;
 	}
-	int (*version)(void) = (int (*)(void))dlsym(shim->handle, "cushim_driver_version");
-	if (!version) {
-		snprintf(err, errsize, "%s has no cushim_driver_version: is it libcushim.so?", lib->path);
+	fflush(NULL);
+	if ((pid = fork()) < 0) {
+		snprintf(err, errsize, "fork: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
 		return -1;
 	}
-	shim->driver_version = version();
-	shim->real_pointer = (void *(*)(const char *))dlsym(shim->handle, "cushim_real_pointer");
-
-	int (*fi)(void);
-	const char *(*fs)(void);
-	if ((fi = (int (*)(void))dlsym(shim->handle, "cushim_real_driver_version")))
-		shim->real_driver_version = fi();
-	if ((fi = (int (*)(void))dlsym(shim->handle, "cushim_exports_resolved")))
-		shim->resolved = fi();
-	if ((fi = (int (*)(void))dlsym(shim->handle, "cushim_exports_missing")))
-		shim->missing = fi();
-	if ((fs = (const char *(*)(void))dlsym(shim->handle, "cushim_driver_path")))
-		shim->path = fs();
-	if ((fs = (const char *(*)(void))dlsym(shim->handle, "cushim_entry_via")))
-		shim->via = fs();
-	return 0;
+	if (pid == 0) {
+		/* The bootstrap runs here: keep it quiet and leave no log file or
+		 * summary behind; the settings that change what it finds stay. */
+		close(p[0]);
+		setenv("CUSHIM_LOG", "off", 1);
+		unsetenv("CUSHIM_LOG_FILE");
+		unsetenv("CUSHIM_SUMMARY");
+		int null = open("/dev/null", O_WRONLY);
+		if (null >= 0)
+			dup2(null, 1), dup2(null, 2);
+		probe(lib, p[1]);
+	}
+	close(p[1]);
+	char buf[1 + sizeof *shim];
+	size_t got = 0;
+	ssize_t n;
+	while (got < sizeof buf && ((n = read(p[0], buf + got, sizeof buf - got)) > 0 || (n < 0 && errno == EINTR)))
+		if (n > 0)
+			got += (size_t)n;
+	close(p[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (got == sizeof buf && buf[0] == 'R') {
+		memcpy(shim, buf + 1, sizeof *shim);
+		return 0;
+	}
+	if (got > 0 && buf[0] == 'E')
+		snprintf(err, errsize, "cannot load %s: %.*s", lib->path, (int)(got - 1), buf + 1);
+	else if (WIFSIGNALED(st))
+		snprintf(err, errsize, "%s crashed (signal %d) while looking for a CUDA driver here; "
+			 "try CUSHIM_LOG=info cushim run -- true", lib->path, WTERMSIG(st));
+	else
+		snprintf(err, errsize, "%s gave no answer about the CUDA driver here", lib->path);
+	return -1;
 }

@@ -1,0 +1,184 @@
+/* cushim doctor: what the shim would do on this machine, and why. */
+#include "config.h"
+#include "cli.h"
+#include "cushim-internal.h"
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern char **environ;
+
+static char lib_real[PATH_MAX];
+
+static int is_cushim(const char *path)
+{
+	char real[PATH_MAX];
+	if (!realpath(path, real))
+		return 0;
+	const char *b = strrchr(real, '/');
+	return strcmp(real, lib_real) == 0 || strcmp(b ? b + 1 : real, "libcushim.so") == 0;
+}
+
+struct setting {
+	const char *name, *value;
+	const char *verdict; /* NULL: fine */
+	const char *unset;   /* what applies when unset */
+};
+
+static const char *judge_setting(const char *name, const char *v)
+{
+	int x;
+	if (strcmp(name, "CUSHIM_LOG") == 0)
+		return cushim_parse_level(v, &x) ? "not a level (off, warn, info, errors, trace): warn is used" : NULL;
+	if (strcmp(name, "CUSHIM_DRIVER_VERSION") == 0)
+		return cushim_parse_version(v, &x) ? "not a CUDA version (X.Y or 12000): not emulating" : NULL;
+	if (strcmp(name, "CUSHIM_HIDE") == 0) {
+		char *pat[CUSHIM_MAX_PATTERNS], *storage = NULL;
+		int n = cushim_parse_patterns(v, pat, CUSHIM_MAX_PATTERNS, &storage);
+		free(storage);
+		return n < 0 ? "not a list of patterns (globs separated by commas): hiding nothing" : NULL;
+	}
+	if ((strcmp(name, "CUSHIM_LOG_FILE") == 0 || strcmp(name, "CUSHIM_CUDART") == 0 ||
+	     strcmp(name, "CUSHIM_DRIVER") == 0 || strcmp(name, "CUSHIM_SUMMARY") == 0) && !*v)
+		return "empty: ignored";
+	return NULL;
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "lib", required_argument, NULL, 'L' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct setting settings[] = {
+		{ "CUSHIM_LOG", NULL, NULL, "warn" },
+		{ "CUSHIM_LOG_FILE", NULL, NULL, "stderr" },
+		{ "CUSHIM_SUMMARY", NULL, NULL, "no summary" },
+		{ "CUSHIM_DRIVER_VERSION", NULL, NULL, "the driver's own version" },
+		{ "CUSHIM_HIDE", NULL, NULL, "nothing hidden" },
+		{ "CUSHIM_CUDART", NULL, NULL, "the usual runtimes" },
+		{ "CUSHIM_DRIVER", NULL, NULL, "libcuda.so.1 as the loader finds it" },
+	};
+	const size_t nsettings = sizeof settings / sizeof *settings;
+	const char *libopt = NULL;
+	int c, status = CLI_OK;
+	char path[PATH_MAX + 64], err[4200];
+
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (c == 'L') {
+			libopt = optarg;
+		} else if (c == 'h') {
+			printf("Usage: cushim doctor [--lib=PATH]\n");
+			return CLI_OK;
+		} else {
+			cli_error("usage: cushim doctor [--lib=PATH]");
+			return CLI_ERROR;
+		}
+	}
+	if (optind < argc) {
+		cli_error("doctor takes no arguments ('%s')", argv[optind]);
+		return CLI_ERROR;
+	}
+
+	/* The settings, read before loading the shim quietly changes them here. */
+	for (size_t i = 0; i < nsettings; i++) {
+		const char *v = getenv(settings[i].name);
+		if (v) {
+			settings[i].value = strdup(v);
+			settings[i].verdict = judge_setting(settings[i].name, v);
+		}
+	}
+	char *unknown[64];
+	int nunknown = 0;
+	for (char **e = environ; *e && nunknown < 64; e++) {
+		if (strncmp(*e, "CUSHIM_", 7) != 0)
+			continue;
+		size_t n = strcspn(*e, "="), k;
+		for (k = 0; k < nsettings; k++)
+			if (strlen(settings[k].name) == n && strncmp(*e, settings[k].name, n) == 0)
+				break;
+		if (k == nsettings && !(n == 18 && strncmp(*e, "CUSHIM_TEST_PREFIX", n) == 0) &&
+		    !(n == 17 && strncmp(*e, "CUSHIM_ORACLE_DIR", n) == 0))
+			unknown[nunknown++] = strndup(*e, n);
+	}
+	const char *pre = getenv("LD_PRELOAD");
+	char *preload = pre ? strdup(pre) : NULL;
+
+	printf("cushim %s: %d exports in the table, from the CUDA %s headers\n", PACKAGE_VERSION, CUSHIM_NSYMS,
+	       cli_version(CUDA_VERSION));
+
+	struct cli_lib lib;
+	if (cli_find_lib(libopt, &lib) != 0) {
+		printf("library:     not found\n");
+		return CLI_ERROR;
+	}
+	snprintf(lib_real, sizeof lib_real, "%s", lib.path);
+	printf("library:     %s (%s)\n", lib.path, lib.how);
+	printf("preloaded:   %s\n", preload && strstr(preload, "libcushim.so") ? "yes, LD_PRELOAD names libcushim.so"
+										 : "no (cushim run adds it)");
+
+	/* What the bootstrap would look at, found the way dlopen finds it. */
+	static const char *const runtimes[] = { "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0" };
+	for (size_t i = 0; i < 3; i++) {
+		int found = cli_ld_search(runtimes[i], NULL, NULL, NULL, path, sizeof path) == 0;
+		printf("%-12s %s: %s\n", i ? "" : "runtimes:", runtimes[i], found ? path : "not found");
+	}
+	int have_cuda = cli_ld_search("libcuda.so.1", NULL, NULL, NULL, path, sizeof path) == 0;
+	printf("driver:      libcuda.so.1: %s%s\n", have_cuda ? path : "not found",
+	       have_cuda && is_cushim(path) ? " (that is cushim itself: a masquerade folder is on the path)" : "");
+	const char *cd = getenv("CUSHIM_DRIVER");
+	if (cd && *cd)
+		printf("masquerade:  would use CUSHIM_DRIVER=%s%s\n", cd,
+		       cli_elf_native(cd) ? "" : " (not a shared library for this machine!)");
+	else if (cli_ld_search("libcuda.so.1", NULL, NULL, is_cushim, path, sizeof path) == 0)
+		printf("masquerade:  would use the real driver %s\n", path);
+	else
+		printf("masquerade:  would find no real driver: every call would return CUDA_ERROR_NO_DEVICE\n");
+
+	static struct cli_shim shim;
+	if (cli_load_shim(&lib, &shim, err, sizeof err) != 0) {
+		printf("bootstrap:   %s\n", err);
+		status = CLI_ERROR;
+	} else if (shim.driver_version <= 0 && !shim.path[0]) {
+		printf("bootstrap:   no CUDA runtime and no driver usable: every driver call would return "
+		       "CUDA_ERROR_NO_DEVICE\n");
+		status = CLI_FAIL;
+	} else {
+		printf("bootstrap:   entry points from %s\n", shim.path[0] ? shim.path : "?");
+		printf("             through %s\n", shim.via[0] ? shim.via : "?");
+		if (shim.real_driver_version > 0)
+			printf("             driver CUDA %s", cli_version(shim.real_driver_version));
+		else
+			printf("             driver version unknown");
+		if (shim.driver_version > 0 && shim.driver_version != shim.real_driver_version)
+			printf(", seen as CUDA %s (CUSHIM_DRIVER_VERSION)", cli_version(shim.driver_version));
+		printf("\n");
+		if (shim.resolved >= 0)
+			printf("exports:     %d of %d resolved, %d missing\n", shim.resolved, CUSHIM_NSYMS, shim.missing);
+		if (shim.have_missing) {
+			int n = 0;
+			for (int i = 0; i < CUSHIM_NSYMS; i++)
+				if (shim.lacks[i])
+					printf("%-12s %s (CUDA %s)\n", n++ ? "" : "missing:", cushim_syms[i].name,
+					       cli_version(cushim_syms[i].version));
+		}
+	}
+
+	for (size_t i = 0; i < nsettings; i++) {
+		const struct setting *s = &settings[i];
+		const char *label = i ? "" : "settings:";
+		if (!s->value)
+			printf("%-12s %s unset (%s)\n", label, s->name, s->unset);
+		else if (s->verdict)
+			printf("%-12s %s=%s: %s\n", label, s->name, s->value, s->verdict);
+		else
+			printf("%-12s %s=%s\n", label, s->name, s->value);
+		if (s->verdict && status == CLI_OK)
+			status = CLI_FAIL;
+	}
+	for (int i = 0; i < nunknown; i++)
+		printf("             %s is not a cushim variable (a typo?): ignored\n", unknown[i]);
+	return status;
+}

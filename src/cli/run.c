@@ -1,0 +1,303 @@
+/* cushim run: the program with libcushim.so added to LD_PRELOAD and the
+ * options turned into CUSHIM_* variables; its exit status is ours. */
+#include "config.h"
+#include "cli.h"
+#include "cushim-internal.h"
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t child_pid;
+
+/* Pass on what someone sends us with kill(1); a signal from the terminal
+ * (si_code SI_KERNEL) already went to the whole foreground group. */
+static void forward(int sig, siginfo_t *info, void *ctx)
+{
+	(void)ctx;
+	if (child_pid > 0 && (!info || info->si_code <= 0))
+		kill((pid_t)child_pid, sig);
+}
+
+static const int forwarded[] = { SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM };
+
+static const char *base_name(const char *p, size_t n)
+{
+	for (size_t i = n; i > 0; i--)
+		if (p[i - 1] == '/')
+			return p + i;
+	return p;
+}
+
+/* Is a libcushim.so already in this LD_PRELOAD (spaces or colons between)? */
+static int preloads_cushim(const char *list)
+{
+	for (const char *p = list; p && *p;) {
+		size_t n = strcspn(p, ": ");
+		const char *b = base_name(p, n);
+		if ((size_t)(p + n - b) == strlen("libcushim.so") && strncmp(b, "libcushim.so", n - (size_t)(b - p)) == 0)
+			return 1;
+		p += n;
+		p += strspn(p, ": ");
+	}
+	return 0;
+}
+
+static char lib_real[PATH_MAX];
+
+/* A libcuda.so.1 that is cushim itself is no driver. */
+static int is_cushim(const char *path)
+{
+	char real[PATH_MAX];
+	if (!realpath(path, real))
+		return 0;
+	const char *b = strrchr(real, '/');
+	return strcmp(real, lib_real) == 0 || strcmp(b ? b + 1 : real, "libcushim.so") == 0;
+}
+
+/* Is the first folder of LD_LIBRARY_PATH already a masquerade folder? */
+static int masquerading(void)
+{
+	const char *llp = getenv("LD_LIBRARY_PATH");
+	char path[PATH_MAX + 16];
+	if (!llp || !*llp)
+		return 0;
+	snprintf(path, sizeof path, "%.*s/libcuda.so.1", (int)strcspn(llp, ":"), llp);
+	return is_cushim(path);
+}
+
+static char masq_dir[PATH_MAX];
+
+static void masquerade_cleanup(void)
+{
+	char p[PATH_MAX + 32];
+	if (!masq_dir[0])
+		return;
+	snprintf(p, sizeof p, "%s/libcuda.so.1", masq_dir);
+	unlink(p);
+	snprintf(p, sizeof p, "%s/libcuda.so", masq_dir);
+	unlink(p);
+	rmdir(masq_dir);
+	masq_dir[0] = '\0';
+}
+
+static int setup_masquerade(const char *lib, const char *driver_opt)
+{
+	char driver[PATH_MAX], p[PATH_MAX + 32];
+	const char *env = getenv("CUSHIM_DRIVER");
+
+	/* The real driver, found before our folder goes first on the path. */
+	if (driver_opt) {
+		snprintf(driver, sizeof driver, "%s", driver_opt);
+	} else if (env && *env) {
+		snprintf(driver, sizeof driver, "%s", env);
+	} else if (cli_ld_search("libcuda.so.1", NULL, NULL, is_cushim, p, sizeof p) == 0 && realpath(p, driver)) {
+		setenv("CUSHIM_DRIVER", driver, 1);
+	} else {
+		cli_note("--masquerade: no real CUDA driver (libcuda.so.1) found on the library path, in the "
+			 "loader cache or the default folders; every driver call will return "
+			 "CUDA_ERROR_NO_DEVICE (give one with --driver=PATH)");
+	}
+	if (masquerading())
+		return 0; /* an outer cushim run already put its folder first */
+
+	const char *tmp = getenv("TMPDIR");
+	snprintf(masq_dir, sizeof masq_dir, "%s/cushim-masquerade.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(masq_dir)) {
+		cli_error("--masquerade: cannot create a folder in %s: %s", tmp && *tmp ? tmp : "/tmp",
+			  strerror(errno));
+		masq_dir[0] = '\0';
+		return -1;
+	}
+	static const char *const names[] = { "libcuda.so.1", "libcuda.so" };
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(p, sizeof p, "%s/%s", masq_dir, names[i]);
+		if (symlink(lib, p) != 0) {
+			cli_error("--masquerade: cannot link %s: %s", p, strerror(errno));
+			masquerade_cleanup();
+			return -1;
+		}
+	}
+	const char *llp = getenv("LD_LIBRARY_PATH");
+	size_t n = strlen(masq_dir) + (llp ? strlen(llp) : 0) + 2;
+	char *v = malloc(n);
+	if (!v)
+		abort();
+	snprintf(v, n, "%s%s%s", masq_dir, llp && *llp ? ":" : "", llp && *llp ? llp : "");
+	setenv("LD_LIBRARY_PATH", v, 1);
+	free(v);
+	return 0;
+}
+
+static void usage_run(FILE *f)
+{
+	fprintf(f, "Usage: cushim run [--log=LEVEL] [--log-file=PATH] [--summary[=FILE]] [--driver-version=X.Y]\n"
+		   "                  [--hide=PATTERNS] [--masquerade] [--driver=PATH] [--lib=PATH] [--] PROGRAM [ARGS...]\n");
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "log", required_argument, NULL, 'l' },
+		{ "log-file", required_argument, NULL, 'f' },
+		{ "summary", optional_argument, NULL, 's' },
+		{ "driver-version", required_argument, NULL, 'd' },
+		{ "hide", required_argument, NULL, 'H' },
+		{ "masquerade", no_argument, NULL, 'm' },
+		{ "driver", required_argument, NULL, 'D' },
+		{ "lib", required_argument, NULL, 'L' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *libopt = NULL, *driver = NULL;
+	int masquerade = 0, c, level, version;
+	char driver_real[PATH_MAX];
+
+	/* "+": the program's own options are not ours. */
+	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			if (cushim_parse_level(optarg, &level) != 0) {
+				cli_error("--log=%s is not a level; use off, warn, info, errors or trace", optarg);
+				return RUN_USAGE;
+			}
+			setenv("CUSHIM_LOG", optarg, 1);
+			break;
+		case 'f':
+			if (!*optarg) {
+				cli_error("--log-file needs a path (%%p becomes the pid)");
+				return RUN_USAGE;
+			}
+			setenv("CUSHIM_LOG_FILE", optarg, 1);
+			break;
+		case 's':
+			if (optarg && strcmp(optarg, "0") != 0 && strcmp(optarg, "1") != 0 &&
+			    (strlen(optarg) <= 5 || strcmp(optarg + strlen(optarg) - 5, ".json") != 0)) {
+				cli_error("--summary=%s: use --summary for a table on the log, or "
+					  "--summary=FILE.json for JSON in FILE.json", optarg);
+				return RUN_USAGE;
+			}
+			setenv("CUSHIM_SUMMARY", optarg ? optarg : "1", 1);
+			break;
+		case 'd':
+			if (cushim_parse_version(optarg, &version) != 0) {
+				cli_error("--driver-version=%s is not a CUDA version; use X.Y (12.0) or the "
+					  "CUDA_VERSION form (12000)", optarg);
+				return RUN_USAGE;
+			}
+			setenv("CUSHIM_DRIVER_VERSION", optarg, 1);
+			break;
+		case 'H': {
+			char *pat[CUSHIM_MAX_PATTERNS], *storage = NULL;
+			if (cushim_parse_patterns(optarg, pat, CUSHIM_MAX_PATTERNS, &storage) < 0) {
+				cli_error("--hide=%s is not a list of patterns; use shell globs separated by "
+					  "commas (cuMulticast*,cuMemCreate), at most %d", optarg, CUSHIM_MAX_PATTERNS);
+				return RUN_USAGE;
+			}
+			free(storage);
+			setenv("CUSHIM_HIDE", optarg, 1);
+			break;
+		}
+		case 'm':
+			masquerade = 1;
+			break;
+		case 'D':
+			driver = optarg;
+			break;
+		case 'L':
+			libopt = optarg;
+			break;
+		case 'h':
+			usage_run(stdout);
+			return 0;
+		default:
+			usage_run(stderr);
+			return RUN_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		cli_error("run needs a PROGRAM: cushim run [OPTIONS] -- PROGRAM [ARGS...]");
+		return RUN_USAGE;
+	}
+
+	struct cli_lib lib;
+	if (cli_find_lib(libopt, &lib) != 0)
+		return RUN_USAGE;
+	snprintf(lib_real, sizeof lib_real, "%s", lib.path);
+
+	if (driver) {
+		if (!realpath(driver, driver_real) || !cli_elf_native(driver_real)) {
+			cli_error("--driver=%s is not a readable shared library for this machine", driver);
+			return RUN_USAGE;
+		}
+		if (is_cushim(driver_real)) {
+			cli_error("--driver=%s is cushim itself, not a CUDA driver", driver);
+			return RUN_USAGE;
+		}
+		setenv("CUSHIM_DRIVER", driver_real, 1);
+		driver = driver_real;
+	}
+
+	/* Add, never replace; and never twice. */
+	const char *pre = getenv("LD_PRELOAD");
+	if (!preloads_cushim(pre)) {
+		size_t n = strlen(lib.path) + (pre ? strlen(pre) : 0) + 2;
+		char *v = malloc(n);
+		if (!v)
+			abort();
+		snprintf(v, n, "%s%s%s", lib.path, pre && *pre ? ":" : "", pre && *pre ? pre : "");
+		setenv("LD_PRELOAD", v, 1);
+		free(v);
+	}
+	if (masquerade && setup_masquerade(lib.path, driver) != 0)
+		return RUN_USAGE;
+
+	struct sigaction sa = { 0 };
+	sa.sa_sigaction = forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++)
+		sigaction(forwarded[i], &sa, NULL);
+
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		cli_error("cannot start %s: fork: %s", argv[optind], strerror(errno));
+		masquerade_cleanup();
+		return RUN_NOEXEC;
+	}
+	if (pid == 0) {
+		struct sigaction dfl = { 0 };
+		dfl.sa_handler = SIG_DFL;
+		for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++)
+			sigaction(forwarded[i], &dfl, NULL);
+		execvp(argv[optind], argv + optind);
+		int e = errno;
+		if (e == ENOENT && !strchr(argv[optind], '/'))
+			cli_error("cannot run %s: no such program in PATH", argv[optind]);
+		else
+			cli_error("cannot run %s: %s", argv[optind], strerror(e));
+		_exit(RUN_NOEXEC);
+	}
+	child_pid = pid;
+
+	int st;
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR) {
+			cli_error("waiting for %s: %s", argv[optind], strerror(errno));
+			masquerade_cleanup();
+			return RUN_NOEXEC;
+		}
+	}
+	masquerade_cleanup();
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return RUN_NOEXEC;
+}

@@ -1,0 +1,43 @@
+# Sourced by the tests/cli/*.sh scripts: where things are, and small helpers.
+# AM_TESTS_ENVIRONMENT exports top_builddir, top_srcdir and CUSHIM_ORACLE_DIR.
+set -u
+: "${top_builddir:?run me through make check}" "${top_srcdir:?run me through make check}"
+CUSHIM=${CUSHIM:-$top_builddir/cushim}
+SHIMLIB=$(realpath "$top_builddir/.libs/libcushim.so")
+ORACLE=${CUSHIM_ORACLE_DIR:-$top_srcdir/tests/oracle}/cuGetProcAddress-driver-580.159.04.tsv
+T=$(mktemp -d "${TMPDIR:-/tmp}/cushim-cli-test.XXXXXX") || exit 99
+trap 'rm -rf "$T"' EXIT
+failures=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+
+# run_cmd NAME CMD...: runs CMD, leaving stdout in $T/NAME.out, stderr in
+# $T/NAME.err and the exit status in $rc.
+run_cmd() {
+	name=$1
+	shift
+	"$@" >"$T/$name.out" 2>"$T/$name.err"
+	rc=$?
+}
+
+expect_rc() { # NAME WANTED
+	[ "$rc" -eq "$2" ] || fail "$1: exit status $rc, wanted $2 (stderr: $(head -c 400 "$T/$1.err"))"
+}
+
+# The CUDA version that introduced an exported name, by the real driver's
+# answers (tests/oracle), as X.Y; empty when the driver never returned it.
+oracle_version() {
+	awk -F'\t' -v n="$1" 'NR > 1 && $5 == 0 && $6 == n { if (m == "" || $3 + 0 < m) m = $3 + 0 }
+		END { if (m != "") printf "%d.%d\n", m / 1000, (m % 1000) / 10 }' "$ORACLE"
+}
+
+finish() {
+	if [ "$failures" -ne 0 ]; then
+		echo "$failures failure(s)" >&2
+		exit 1
+	fi
+	exit 0
+}

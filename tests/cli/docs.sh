@@ -1,0 +1,39 @@
+#!/bin/sh
+# The man page documents every subcommand, every option the command accepts
+# and every CUSHIM_* variable the library reads; --version and --help work.
+. "$top_srcdir/tests/cli/defs.sh"
+man=$top_srcdir/doc/cushim.1
+[ -s "$man" ] || { fail "no $man"; finish; }
+sed 's/\\-/-/g; s/\\f[BIRP]//g' "$man" >"$T/man.txt"
+
+run_cmd help "$CUSHIM" --help
+expect_rc help 0
+for sub in run check doctor symbols; do
+	grep -q "cushim $sub" "$T/help.out" || fail "--help does not show '$sub'"
+	grep -q "^\.SS.*$sub" "$man" || fail "the man page has no section for '$sub'"
+done
+for opt in $(grep -o -- '--[a-z][a-z-]*' "$T/help.out" | sort -u); do
+	grep -q -- "$opt" "$T/man.txt" || fail "the man page does not document $opt"
+done
+# Every variable the library reads, with its accepted values described.
+vars=$(cat "$top_srcdir"/src/*.c | grep -o 'secure_getenv("CUSHIM_[A-Z_]*")' | grep -o 'CUSHIM_[A-Z_]*' | sort -u)
+[ -n "$vars" ] || { echo "found no CUSHIM_* variables in src/" >&2; exit 99; }
+for v in $vars; do
+	grep -q "^\.TP" "$man" && grep -A1 "^\.TP" "$man" | sed 's/\\-/-/g; s/\\f[BIRP]//g' | grep -q "$v" ||
+		fail "the man page has no entry for $v"
+done
+if command -v groff >/dev/null 2>&1; then
+	groff -man -ww -z "$man" 2>"$T/groff.err"
+	[ -s "$T/groff.err" ] && fail "groff warns: $(head -5 "$T/groff.err")"
+fi
+
+version=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$top_builddir/config.h")
+run_cmd version "$CUSHIM" --version
+expect_rc version 0
+[ "$(head -1 "$T/version.out")" = "cushim $version" ] || fail "--version says '$(head -1 "$T/version.out")'"
+run_cmd unknown "$CUSHIM" frobnicate
+expect_rc unknown 2
+grep -q frobnicate "$T/unknown.err" || fail "an unknown command is not named"
+run_cmd none "$CUSHIM"
+expect_rc none 2
+finish

@@ -1,0 +1,105 @@
+#!/bin/sh
+# cushim run: adds libcushim.so to LD_PRELOAD (never replacing, never twice),
+# maps options onto CUSHIM_* variables, and passes the exit status through.
+. "$top_srcdir/tests/cli/defs.sh"
+unset LD_PRELOAD CUSHIM_LOG CUSHIM_LOG_FILE CUSHIM_SUMMARY CUSHIM_DRIVER_VERSION CUSHIM_HIDE CUSHIM_DRIVER
+show_preload='printf "%s\n" "${LD_PRELOAD-unset}"'
+
+# 1. The shim is preloaded: LD_PRELOAD says so and the child has it mapped.
+run_cmd alone "$CUSHIM" run -- sh -c "$show_preload"
+expect_rc alone 0
+[ "$(cat "$T/alone.out")" = "$SHIMLIB" ] || fail "LD_PRELOAD is '$(cat "$T/alone.out")', wanted '$SHIMLIB'"
+run_cmd maps "$CUSHIM" run -- sh -c 'cat /proc/$$/maps'
+grep -qF "$SHIMLIB" "$T/maps.out" || fail "the child does not have $SHIMLIB mapped"
+
+# 2. An existing LD_PRELOAD is kept: cushim goes first, the rest follows.
+other=$(ldd "$(command -v sh)" | awk '$1 ~ /^libc\.so/ { print $3 }')
+[ -n "$other" ] || { echo "cannot find libc for an LD_PRELOAD to keep" >&2; exit 99; }
+LD_PRELOAD=$other run_cmd compose "$CUSHIM" run -- sh -c "$show_preload"
+expect_rc compose 0
+[ "$(cat "$T/compose.out")" = "$SHIMLIB:$other" ] || fail "LD_PRELOAD is '$(cat "$T/compose.out")', wanted '$SHIMLIB:$other'"
+
+# 3. Nested: the shim is not stacked twice.
+LD_PRELOAD=$other run_cmd nested "$CUSHIM" run -- "$CUSHIM" run -- sh -c "$show_preload"
+expect_rc nested 0
+[ "$(cat "$T/nested.out")" = "$SHIMLIB:$other" ] || fail "nested LD_PRELOAD is '$(cat "$T/nested.out")', wanted '$SHIMLIB:$other'"
+
+# 4. Exit status: passed through; 128+N for a signal; 127 when it cannot start.
+for s in 0 3 42; do
+	run_cmd exit$s "$CUSHIM" run -- sh -c "exit $s"
+	expect_rc exit$s $s
+done
+run_cmd term "$CUSHIM" run -- sh -c 'kill -TERM $$'
+expect_rc term 143
+run_cmd kill "$CUSHIM" run -- sh -c 'kill -KILL $$'
+expect_rc kill 137
+run_cmd nopath "$CUSHIM" run -- "$T/no-such-program" arg
+expect_rc nopath 127
+grep -qF "$T/no-such-program" "$T/nopath.err" || fail "127 without naming the program: $(cat "$T/nopath.err")"
+run_cmd nofind "$CUSHIM" run -- cushim-no-such-program-here
+expect_rc nofind 127
+grep -q "cushim-no-such-program-here" "$T/nofind.err" || fail "127 without naming the program: $(cat "$T/nofind.err")"
+printf 'not a program\n' >"$T/noexec"
+chmod -x "$T/noexec"
+run_cmd noexec "$CUSHIM" run -- "$T/noexec"
+expect_rc noexec 127
+# Signals sent to cushim reach the program.
+"$CUSHIM" run -- sh -c 'trap "exit 7" TERM; echo ready; while :; do sleep 0.1; done' >"$T/fwd.out" 2>&1 &
+pid=$!
+i=0
+while [ ! -s "$T/fwd.out" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+kill -TERM $pid
+wait $pid
+rc=$?
+[ "$rc" -eq 7 ] || fail "SIGTERM to cushim run: exit status $rc, wanted the program's 7"
+
+# 5. Options become variables; the program's own options stay its own.
+run_cmd opts "$CUSHIM" run --log=trace --log-file="$T/log.%p" --summary="$T/s.json" --driver-version=12.0 \
+	--hide='cuMulticast*,cuMemCreate' -- sh -c 'env; echo "args: $*"' sh --log=x -- y
+expect_rc opts 0
+for want in CUSHIM_LOG=trace "CUSHIM_LOG_FILE=$T/log.%p" "CUSHIM_SUMMARY=$T/s.json" CUSHIM_DRIVER_VERSION=12.0 \
+	'CUSHIM_HIDE=cuMulticast*,cuMemCreate' 'args: --log=x -- y'; do
+	grep -qxF "$want" "$T/opts.out" || fail "the program does not see '$want'"
+done
+run_cmd summary "$CUSHIM" run --summary -- sh -c 'echo "$CUSHIM_SUMMARY"'
+[ "$(cat "$T/summary.out")" = 1 ] || fail "--summary gives CUSHIM_SUMMARY='$(cat "$T/summary.out")', wanted 1"
+for bad in --log=loud --driver-version=twelve --hide= --hide=a,,b --summary=out.txt --log-file= --lib="$T/nothing.so"; do
+	run_cmd bad "$CUSHIM" run "$bad" -- true
+	expect_rc bad 125
+	grep -qF -- "${bad%%=*}" "$T/bad.err" || fail "$bad: the message does not name the option: $(cat "$T/bad.err")"
+done
+run_cmd noprog "$CUSHIM" run --log=info
+expect_rc noprog 125
+
+# 6. --lib picks the library.
+cp "$SHIMLIB" "$T/libcushim.so"
+run_cmd lib "$CUSHIM" run --lib="$T/libcushim.so" -- sh -c "$show_preload"
+[ "$(cat "$T/lib.out")" = "$(realpath "$T/libcushim.so")" ] || fail "--lib gives LD_PRELOAD='$(cat "$T/lib.out")'"
+
+# 7. --masquerade: a private folder first on LD_LIBRARY_PATH whose libcuda.so.1
+#    is the shim, CUSHIM_DRIVER naming the real driver; gone afterwards.
+masq='d=${LD_LIBRARY_PATH%%:*}; echo "$d"; readlink -f "$d/libcuda.so.1"; echo "${CUSHIM_DRIVER-unset}"; echo "$LD_LIBRARY_PATH"'
+LD_LIBRARY_PATH=/opt/keep run_cmd masq "$CUSHIM" run --masquerade --driver="$other" -- sh -c "$masq"
+expect_rc masq 0
+dir=$(sed -n 1p "$T/masq.out")
+[ "$(sed -n 2p "$T/masq.out")" = "$SHIMLIB" ] || fail "masquerade: $dir/libcuda.so.1 is not the shim"
+[ "$(sed -n 3p "$T/masq.out")" = "$(realpath "$other")" ] || fail "masquerade: CUSHIM_DRIVER is '$(sed -n 3p "$T/masq.out")'"
+[ "$(sed -n 4p "$T/masq.out")" = "$dir:/opt/keep" ] || fail "masquerade: LD_LIBRARY_PATH is '$(sed -n 4p "$T/masq.out")'"
+[ -n "$dir" ] && [ -e "$dir" ] && fail "masquerade: $dir is left behind"
+# Nested masquerade keeps the outer folder and adds none.
+run_cmd masqnest "$CUSHIM" run --masquerade --driver="$other" -- "$CUSHIM" run --masquerade -- sh -c 'echo "$LD_LIBRARY_PATH"'
+expect_rc masqnest 0
+[ "$(tr ':' '\n' <"$T/masqnest.out" | grep -c cushim-masquerade)" -eq 1 ] || fail "nested masquerade: LD_LIBRARY_PATH is $(cat "$T/masqnest.out")"
+# cushim itself is no driver.
+run_cmd masqself "$CUSHIM" run --masquerade --driver="$SHIMLIB" -- true
+expect_rc masqself 125
+# Without --driver: a driver found on this machine, or one line saying there is none.
+run_cmd masqauto "$CUSHIM" run --masquerade -- sh -c 'echo "${CUSHIM_DRIVER-unset}"'
+expect_rc masqauto 0
+drv=$(cat "$T/masqauto.out")
+if [ "$drv" = unset ]; then
+	grep -q "no real CUDA driver" "$T/masqauto.err" || fail "masquerade without a driver says nothing"
+else
+	[ "$(realpath "$drv")" != "$SHIMLIB" ] || fail "masquerade picked cushim itself as the driver"
+fi
+finish
