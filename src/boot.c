@@ -174,6 +174,10 @@ static int find_runtime(void)
 {
 	void *h;
 
+	if (cushim_conf.cudart && strcmp(cushim_conf.cudart, "none") == 0) {
+		cushim_log(CUSHIM_LOG_INFO, "CUSHIM_CUDART=none: not looking for a CUDA runtime");
+		return 0;
+	}
 	/* A runtime the process has already loaded, globally or privately. */
 	if (dlsym(RTLD_DEFAULT, "cudaGetDriverEntryPoint")) {
 		Dl_info info;
@@ -500,6 +504,8 @@ static const struct override overrides[] = {
 	{ CUSHIM_IDX_cuGetProcAddress_v2, (void *)own_cuGetProcAddress_v2, WATCHING },
 };
 
+static void *driver_get_version; /* found once, reused for the table */
+
 static int real_driver_version(void)
 {
 	void *p = NULL;
@@ -510,6 +516,7 @@ static int real_driver_version(void)
 		cushim_log(CUSHIM_LOG_WARN, "cannot find cuDriverGetVersion through %s", cushim_state.via);
 		return 0;
 	}
+	driver_get_version = p;
 	if ((rc = ((CUresult (*)(int *))p)(&v)) != CUDA_SUCCESS || v <= 0) {
 		cushim_log(CUSHIM_LOG_WARN, "cuDriverGetVersion failed (%d); the driver's version is unknown",
 			   (int)rc);
@@ -531,10 +538,13 @@ static void bootstrap(void)
 
 	if (masq ? !find_real_driver() : (!find_runtime() && !find_driver())) {
 		missing_rc = CUDA_ERROR_NO_DEVICE;
-		if (masq)
-			cushim_log(CUSHIM_LOG_WARN, "masquerade: no real libcuda.so.1 found (CUSHIM_DRIVER, "
-				   "LD_LIBRARY_PATH, /etc/ld.so.conf, the usual folders): every driver call returns "
-				   "CUDA_ERROR_NO_DEVICE");
+		if (masq) {
+			Dl_info self;
+			cushim_log(CUSHIM_LOG_WARN, "libcuda.so.1 (%s) is cushim itself, and no real libcuda.so.1 was "
+				   "found (CUSHIM_DRIVER, LD_LIBRARY_PATH, /etc/ld.so.conf, the usual folders): every "
+				   "driver call returns CUDA_ERROR_NO_DEVICE",
+				   dladdr((void *)masquerading, &self) && self.dli_fname ? self.dli_fname : "?");
+		}
 		else
 			cushim_log(CUSHIM_LOG_WARN, "no CUDA runtime (libcudart.so.13, .12, .11.0%s) and no driver "
 				   "(libcuda.so.1) could be used: every driver call returns CUDA_ERROR_NO_DEVICE",
@@ -565,6 +575,9 @@ static void bootstrap(void)
 			missing_why[i] = WHY_HIDDEN;
 		} else if (s->version > effective) {
 			missing_why[i] = WHY_NEWER; /* never ask above the driver's own version */
+		} else if (i == CUSHIM_IDX_cuDriverGetVersion && driver_get_version) {
+			p = driver_get_version; /* asked already, at this very version */
+			goto found;
 		} else if (lookup(s->base, s->version, s->flavour != CUSHIM_LEGACY, &p) != FOUND) {
 			missing_why[i] = WHY_ABSENT;
 		} else if (inside_self(p)) {
@@ -572,6 +585,7 @@ static void bootstrap(void)
 			cushim_log(CUSHIM_LOG_WARN, "%s through %s points into cushim itself (is cushim installed as "
 				   "libcuda.so.1?); treating it as missing", s->name, cushim_state.via);
 		} else {
+found:
 			cushim_real[i] = cushim_impl[i] = p;
 			cushim_state.resolved++;
 			continue;

@@ -259,6 +259,8 @@ static void put_arg(struct out *o, const struct cushim_argdesc *d, uint64_t v)
 			unsigned char c = (unsigned char)s[k];
 			if (c == '"' || c == '\\')
 				put(o, "\\%c", c);
+			else if (c == '\n' || c == '\t' || c == '\r')
+				put(o, "\\%c", c == '\n' ? 'n' : c == '\t' ? 't' : 'r');
 			else if (c < 0x20 || c >= 0x7f)
 				put(o, "\\x%02x", c);
 			else

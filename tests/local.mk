@@ -1,6 +1,8 @@
 # Each part of the test tree owns one fragment.
 include tests/fake/local.mk
 include tests/unit/local.mk
+include tests/legacy/local.mk
+include tests/diag/local.mk
 include tests/gpu/local.mk
 include tests/cufuture/local.mk
 include tests/userbuffers/local.mk

@@ -108,6 +108,8 @@ int main(int argc, char **argv)
 	CUcontext ctx = NULL;
 	double t0;
 
+	if (getenv("CUSHIM_BENCH_ITERS"))
+		iters = atol(getenv("CUSHIM_BENCH_ITERS"));
 	if (!drv) {
 		fprintf(stderr, "bench-calls: no libcuda.so.1: %s\n", dlerror());
 		return 77;

@@ -1,1 +1,37 @@
-# tests/cufuture: see the files beside this one
+# tests/cufuture: a CUDA-aware future on the driver API (after PyTorch's
+# CUDAFuture), its suite and its benchmark. The kernels are built by nvcc to a
+# fatbin and embedded as a C array; the programs link libcuda directly (the
+# toolkit's stubs at link time, the real driver at run time) and no libtool
+# library, so they run on a GPU machine from the build folder as they are.
+TESTS += tests/cufuture/cufuture.sh
+EXTRA_DIST += tests/cufuture/cufuture.sh tests/cufuture/cufuture-bench.sh \
+	tests/cufuture/cufuture-kernels.cu tests/cufuture/cufuture.h tests/cufuture/cufuture-kernels.h \
+	tests/cufuture/cufuture.c tests/cufuture/cufuture-pool.c tests/cufuture/cufuture-kernels.c \
+	tests/cufuture/cufuture-test.c tests/cufuture/cufuture-bench.c
+
+if HAVE_NVCC
+check_PROGRAMS += tests/cufuture/cufuture-test tests/cufuture/cufuture-bench
+CUFUTURE_LIB_SOURCES = tests/cufuture/cufuture.h tests/cufuture/cufuture.c tests/cufuture/cufuture-pool.c \
+	tests/cufuture/cufuture-kernels.h tests/cufuture/cufuture-kernels.c
+tests_cufuture_cufuture_test_SOURCES = tests/cufuture/cufuture-test.c $(CUFUTURE_LIB_SOURCES)
+nodist_tests_cufuture_cufuture_test_SOURCES = tests/cufuture/cufuture-fatbin.c
+tests_cufuture_cufuture_test_LDFLAGS = $(CUDA_STUBS_LDFLAGS)
+tests_cufuture_cufuture_test_LDADD = -lcuda -lpthread
+tests_cufuture_cufuture_bench_SOURCES = tests/cufuture/cufuture-bench.c $(CUFUTURE_LIB_SOURCES)
+nodist_tests_cufuture_cufuture_bench_SOURCES = tests/cufuture/cufuture-fatbin.c
+tests_cufuture_cufuture_bench_LDFLAGS = $(CUDA_STUBS_LDFLAGS)
+tests_cufuture_cufuture_bench_LDADD = -lcuda -lpthread
+CLEANFILES += tests/cufuture/cufuture-kernels.fatbin tests/cufuture/cufuture-fatbin.c
+
+tests/cufuture/cufuture-kernels.fatbin: $(top_srcdir)/tests/cufuture/cufuture-kernels.cu
+	$(AM_V_GEN)$(MKDIR_P) tests/cufuture && $(NVCC) $(NVCC_ARCH) -O2 -fatbin -o $@ $(top_srcdir)/tests/cufuture/cufuture-kernels.cu
+# The fatbin as a C array (xxd -i without xxd).
+tests/cufuture/cufuture-fatbin.c: tests/cufuture/cufuture-kernels.fatbin
+	$(AM_V_GEN){ echo '/* generated from cufuture-kernels.fatbin */'; \
+	  echo 'extern const unsigned char cufuture_fatbin[];'; \
+	  echo 'extern const unsigned long cufuture_fatbin_size;'; \
+	  echo 'const unsigned char cufuture_fatbin[] __attribute__((aligned(64))) = {'; \
+	  od -An -v -tx1 tests/cufuture/cufuture-kernels.fatbin | sed -e 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '};'; \
+	  echo 'const unsigned long cufuture_fatbin_size = sizeof cufuture_fatbin;'; } >$@.tmp && mv $@.tmp $@
+endif

@@ -31,3 +31,9 @@ nodist_tests_bench_bench_calls_SOURCES = tests/gpu/kernels-fatbin.c
 tests_bench_bench_calls_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda -ldl
 endif
 
+
+# make bench: every figure against a baseline measured in the same run
+bench: all $(FAKE_ALL) $(check_PROGRAMS)
+	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' $(SHELL) $(top_srcdir)/tests/bench/bench.sh
+.PHONY: bench
+EXTRA_DIST += tests/bench/bench.sh

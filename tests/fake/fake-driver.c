@@ -1,0 +1,281 @@
+/* A fake libcuda.so.1 for tests without a GPU, built once per driver level
+ * (FAKE_LEVEL = 11040, 12000, 13000: the CUDA version the driver reports).
+ *
+ * It exports what a real driver of that level exports (fake-table.h, made by
+ * genfake.py from the oracle files alone).  Every export records its name and
+ * its first FAKE_NWORDS argument words, counts the call and returns
+ * CUDA_SUCCESS.  A few answer as a driver does: cuInit, cuDriverGetVersion,
+ * cuGetErrorName/String (an 11.4 driver does not know code 36), and
+ * cuGetProcAddress/_v2, which answer from the oracle's rows and log every
+ * lookup.  No cuda.h: the fake must not share cushim's view of the API.
+ *
+ * Link it with -Bsymbolic, as the real driver is: the pointers it hands out
+ * must be its own functions, not a preloaded shim's. */
+#include "fake.h"
+#include "fake-table.h" /* FAKE_NEXPORTS, FAKE_NROWS */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef FAKE_LEVEL
+#error "build with -DFAKE_LEVEL=<CUDA version of the fake driver>"
+#endif
+
+#define FAKE_API __attribute__((visibility("default")))
+typedef unsigned long long W;
+
+enum { SUCCESS = 0, INVALID_VALUE = 1 };
+
+/* ---- the names, at every level, for the counters ---- */
+static const char *const names[FAKE_NEXPORTS] = {
+#define FAKE_NAME(i, n) [i] = #n,
+#include "fake-table.h"
+#undef FAKE_NAME
+};
+
+static int name_index(const char *name)
+{
+	int lo = 0, hi = FAKE_NEXPORTS - 1;
+	while (name && lo <= hi) {
+		int mid = (lo + hi) / 2, c = strcmp(name, names[mid]);
+		if (c == 0)
+			return mid;
+		if (c < 0)
+			hi = mid - 1;
+		else
+			lo = mid + 1;
+	}
+	return -1;
+}
+
+/* ---- the recorder ---- */
+static long calls[FAKE_NEXPORTS];
+static long calls_total;
+static const char *last_name;
+static W last_words[FAKE_NWORDS];
+
+/* Called first thing by every export with its register words; the stack
+ * words are read (never written) above the caller's return address.  The
+ * frame pointer is kept for that (-fno-omit-frame-pointer). */
+__attribute__((always_inline)) static inline void record(int i, const W *frame, W a0, W a1, W a2, W a3, W a4,
+							  W a5)
+{
+	W w[FAKE_NWORDS] = { a0, a1, a2, a3, a4, a5 };
+	for (int k = 0; k < 6; k++)
+		w[6 + k] = frame[2 + k]; /* [0] saved rbp, [1] return address */
+	for (int k = 0; k < FAKE_NWORDS; k++)
+		__atomic_store_n(&last_words[k], w[k], __ATOMIC_RELAXED);
+	__atomic_store_n(&last_name, names[i], __ATOMIC_RELEASE);
+	__atomic_add_fetch(&calls[i], 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&calls_total, 1, __ATOMIC_RELAXED);
+}
+
+#define FRAME ((const W *)__builtin_frame_address(0))
+
+/* ---- the generic exports ---- */
+#define FAKE_EXPORT(i, n, v)
+#define FAKE_SPECIAL(i, n) \
+	static int special_##n(W a0, W a1, W a2, W a3, W a4, W a5); \
+	FAKE_API int n(W a0, W a1, W a2, W a3, W a4, W a5); \
+	FAKE_API __attribute__((noinline)) int n(W a0, W a1, W a2, W a3, W a4, W a5) \
+	{ \
+		record(i, FRAME, a0, a1, a2, a3, a4, a5); \
+		return special_##n(a0, a1, a2, a3, a4, a5); \
+	}
+#define FAKE_GENERIC(i, n) \
+	FAKE_API int n(W a0, W a1, W a2, W a3, W a4, W a5); \
+	FAKE_API __attribute__((noinline)) int n(W a0, W a1, W a2, W a3, W a4, W a5) \
+	{ \
+		record(i, FRAME, a0, a1, a2, a3, a4, a5); \
+		return SUCCESS; \
+	}
+#include "fake-table.h"
+#undef FAKE_GENERIC
+#undef FAKE_SPECIAL
+#undef FAKE_EXPORT
+
+/* The function behind every name at this level (NULL: not exported).  With
+ * -Bsymbolic these are the fake's own, whatever is preloaded. */
+static void *const fns[FAKE_NEXPORTS] = {
+#define FAKE_EXPORT(i, n, v) [i] = (void *)n,
+#define FAKE_GENERIC(i, n)
+#define FAKE_SPECIAL(i, n)
+#include "fake-table.h"
+#undef FAKE_GENERIC
+#undef FAKE_SPECIAL
+#undef FAKE_EXPORT
+};
+
+/* ---- the oracle's cuGetProcAddress answers ---- */
+struct row {
+	const char *symbol;
+	int flags, from, result, status, ret;
+};
+static const struct row rows[FAKE_NROWS] = {
+#define FAKE_ROW(s, f, v, r, st, ret) { s, f, v, r, st, ret },
+#include "fake-table.h"
+#undef FAKE_ROW
+};
+
+#define MAX_LOOKUPS 16384
+static struct fake_lookup lookups[MAX_LOOKUPS];
+static int nlookups;
+
+static int lookup(int abi, const char *symbol, void **pfn, int version, W flags, int *status)
+{
+	int slot = __atomic_fetch_add(&nlookups, 1, __ATOMIC_ACQ_REL);
+	struct fake_lookup *l = slot < MAX_LOOKUPS ? &lookups[slot] : NULL;
+	int result = INVALID_VALUE, st = -1;
+	void *fn = NULL;
+
+	if (l) {
+		strncpy(l->symbol, symbol ? symbol : "(null)", sizeof l->symbol - 1);
+		l->version = version, l->flags = flags, l->abi = abi;
+	}
+	if (!symbol || !pfn || flags > 2)
+		goto out;
+	*pfn = NULL;
+	if (version > FAKE_LEVEL)
+		goto out; /* above the driver's own version: invalid, status untouched */
+	int want = flags ? (int)flags : 1; /* DEFAULT behaves as LEGACY_STREAM */
+	const struct row *best = NULL;
+	int known = 0;
+	int lo = 0, hi = FAKE_NROWS; /* first row of the symbol */
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (strcmp(rows[mid].symbol, symbol) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (int r = lo; r < FAKE_NROWS && strcmp(rows[r].symbol, symbol) == 0; r++) {
+		known = 1;
+		if (rows[r].flags == want && rows[r].from <= version)
+			best = &rows[r];
+	}
+	if (!best) {
+		/* unknown to the driver: success, not found; below every row: too old */
+		result = SUCCESS, st = known ? 2 : 1;
+	} else {
+		result = best->result, st = best->status;
+		if (best->ret >= 0) {
+			fn = fns[best->ret];
+			if (!fn)
+				abort(); /* the oracle returns a name this level lacks: genfake is wrong */
+		}
+	}
+	*pfn = fn;
+	if (status && st != -1)
+		*status = st;
+out:
+	if (l) {
+		l->result = result, l->status = status && st != -1 ? st : -1, l->fn = fn;
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+	}
+	return result;
+}
+
+/* ---- the specials ---- */
+static int special_cuInit(W a0, W a1, W a2, W a3, W a4, W a5)
+{
+	return SUCCESS;
+}
+
+static int special_cuDriverGetVersion(W a0, W a1, W a2, W a3, W a4, W a5)
+{
+	int *v = (int *)(uintptr_t)a0;
+	if (!v)
+		return INVALID_VALUE;
+	*v = FAKE_LEVEL;
+	return SUCCESS;
+}
+
+static int special_cuGetProcAddress(W a0, W a1, W a2, W a3, W a4, W a5)
+{
+	return lookup(1, (const char *)(uintptr_t)a0, (void **)(uintptr_t)a1, (int)a2, a3, NULL);
+}
+
+#if FAKE_LEVEL >= 12000
+static int special_cuGetProcAddress_v2(W a0, W a1, W a2, W a3, W a4, W a5)
+{
+	return lookup(2, (const char *)(uintptr_t)a0, (void **)(uintptr_t)a1, (int)a2, a3, (int *)(uintptr_t)a4);
+}
+#endif
+
+static const struct {
+	int code, since;
+	const char *name, *text;
+} errors[] = {
+	{ 0, 0, "CUDA_SUCCESS", "no error" },
+	{ 1, 0, "CUDA_ERROR_INVALID_VALUE", "invalid argument" },
+	{ 3, 0, "CUDA_ERROR_NOT_INITIALIZED", "initialization error" },
+	/* an 11.4 driver does not know 36; the shim must name it itself */
+	{ 36, 12000, "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER", "the API call requires a newer CUDA driver" },
+	{ 100, 0, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected" },
+	{ 500, 0, "CUDA_ERROR_NOT_FOUND", "named symbol not found" },
+};
+
+static int error_text(W code, W out, int which)
+{
+	const char **s = (const char **)(uintptr_t)out;
+	for (size_t i = 0; i < sizeof errors / sizeof *errors; i++)
+		if ((int)code == errors[i].code && FAKE_LEVEL >= errors[i].since) {
+			if (!s)
+				return INVALID_VALUE;
+			*s = which ? errors[i].text : errors[i].name;
+			return SUCCESS;
+		}
+	if (s)
+		*s = NULL;
+	return INVALID_VALUE;
+}
+
+static int special_cuGetErrorName(W a0, W a1, W a2, W a3, W a4, W a5)
+{
+	return error_text(a0, a1, 0);
+}
+
+static int special_cuGetErrorString(W a0, W a1, W a2, W a3, W a4, W a5)
+{
+	return error_text(a0, a1, 1);
+}
+
+/* ---- what the tests read (fake.h) ---- */
+#define API(ret, name, args) FAKE_API ret name args; FAKE_API ret name args
+API(int, fake_level, (void)) { return FAKE_LEVEL; }
+API(long, fake_calls_total, (void)) { return __atomic_load_n(&calls_total, __ATOMIC_ACQUIRE); }
+API(long, fake_calls, (const char *name))
+{
+	int i = name_index(name);
+	return i < 0 ? -1 : __atomic_load_n(&calls[i], __ATOMIC_ACQUIRE);
+}
+API(const char *, fake_last_name, (void)) { return __atomic_load_n(&last_name, __ATOMIC_ACQUIRE); }
+API(unsigned long long, fake_last_word, (int k))
+{
+	return k >= 0 && k < FAKE_NWORDS ? __atomic_load_n(&last_words[k], __ATOMIC_RELAXED) : 0;
+}
+API(int, fake_lookups_total, (void))
+{
+	int n = __atomic_load_n(&nlookups, __ATOMIC_ACQUIRE);
+	return n < MAX_LOOKUPS ? n : MAX_LOOKUPS;
+}
+API(int, fake_lookup_at, (int i, struct fake_lookup *out))
+{
+	if (i < 0 || i >= fake_lookups_total())
+		return -1;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	*out = lookups[i];
+	return 0;
+}
+API(int, fake_lookup_count, (const char *symbol))
+{
+	int n = 0, total = fake_lookups_total();
+	for (int i = 0; i < total; i++)
+		n += strcmp(lookups[i].symbol, symbol) == 0;
+	return n;
+}
+API(void *, fake_export, (const char *name))
+{
+	int i = name_index(name);
+	return i < 0 ? NULL : fns[i];
+}

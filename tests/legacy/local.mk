@@ -1,0 +1,34 @@
+# tests/legacy: a program built against the CUDA 13.0 headers with -z now,
+# importing symbols an 11.4 driver lacks (issue 2, items 9 and 12), and the
+# demo that runs it on the fake 11.4 driver without and with cushim.
+check_PROGRAMS += tests/legacy/legacy
+tests_legacy_legacy_SOURCES = tests/legacy/legacy.c
+tests_legacy_legacy_CPPFLAGS = -I$(CUDA_INCDIR)
+# linked against the fake 13.0 libcuda.so.1, as it would be against the toolkit's stub
+tests_legacy_legacy_LDFLAGS = -Ltests/fake/drv-13.0 -Wl,-z,now
+tests_legacy_legacy_LDADD = -lcuda
+EXTRA_tests_legacy_legacy_DEPENDENCIES = tests/fake/drv-13.0/libcuda.so.1
+
+# make demo: what cushim is for, on a machine without a GPU.  tests/fake/no-rt
+# keeps this machine's own libcudart (if any) out of the way: the fake driver
+# is all the demo talks to.
+DEMO_PATH = tests/fake/drv-11.4:tests/fake/no-rt
+demo: libcushim.la tests/legacy/legacy $(FAKE_ALL)
+	@echo "cushim demo: tests/legacy/legacy was built against CUDA 13.0 (linked -z now); it is run"
+	@echo "on tests/fake/drv-11.4/libcuda.so.1, a fake driver that exports what a CUDA 11.4 driver does."
+	@echo
+	@echo "=== before: without cushim ==="
+	@echo "\$$ LD_LIBRARY_PATH=$(DEMO_PATH) tests/legacy/legacy"
+	@if LD_LIBRARY_PATH=$(DEMO_PATH) ./tests/legacy/legacy; then \
+		echo "demo: the program loaded without cushim: the fake 11.4 driver is wrong" >&2; exit 1; \
+	else \
+		echo "(it does not even start: the loader cannot find the CUDA 12/13 symbols in an 11.4 driver)"; \
+	fi
+	@echo
+	@echo "=== after: with cushim ==="
+	@echo "\$$ LD_PRELOAD=.libs/libcushim.so LD_LIBRARY_PATH=$(DEMO_PATH) tests/legacy/legacy"
+	@LD_PRELOAD=$(abs_top_builddir)/.libs/libcushim.so LD_LIBRARY_PATH=$(DEMO_PATH) ./tests/legacy/legacy 2>&1
+	@echo "(it runs: what the driver has works, what it lacks returns CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER"
+	@echo " and is named once on stderr)"
+.PHONY: demo
+EXTRA_DIST += tests/legacy/legacy.c

@@ -1,0 +1,256 @@
+/* See harness.h. */
+#include <config.h>
+#include "harness.h"
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+int child_failures;
+
+static char *slurp_fd(int fd)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	ssize_t got;
+
+	lseek(fd, 0, SEEK_SET);
+	for (;;) {
+		if (n + 1 >= cap)
+			buf = realloc(buf, cap *= 2);
+		got = read(fd, buf + n, cap - n - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+void run_child(struct run *r, const char *const argv[], const char *const env[], int timeout_s)
+{
+	FILE *out = tmpfile(), *err = tmpfile();
+	pid_t pid;
+	int st = 0;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid == 0) {
+		char **keep = calloc(4096, sizeof *keep);
+		int n = 0;
+		for (char **e = environ; *e && n < 4000; e++)
+			if (strncmp(*e, "LD_PRELOAD=", 11) && strncmp(*e, "LD_LIBRARY_PATH=", 16) &&
+			    strncmp(*e, "CUSHIM_", 7))
+				keep[n++] = *e;
+		for (int i = 0; env && env[i] && n < 4095; i++)
+			keep[n++] = (char *)env[i];
+		dup2(fileno(out), 1);
+		dup2(fileno(err), 2);
+		execve(argv[0], (char *const *)argv, keep);
+		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(126);
+	}
+	r->code = -1;
+	if (pid > 0) {
+		struct timespec t = { 0, 5 * 1000 * 1000 };
+		long waited = 0;
+		for (;;) {
+			pid_t w = waitpid(pid, &st, WNOHANG);
+			if (w == pid) {
+				r->code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+				break;
+			}
+			if (w < 0 && errno != EINTR)
+				break;
+			if (waited++ > timeout_s * 200L) {
+				kill(pid, SIGKILL);
+				waitpid(pid, &st, 0);
+				r->code = -1;
+				break;
+			}
+			nanosleep(&t, NULL);
+		}
+	}
+	r->out = slurp_fd(fileno(out));
+	r->err = slurp_fd(fileno(err));
+	fclose(out);
+	fclose(err);
+}
+
+void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+void run_self(struct run *r, const char *mode, const char *arg, const char *const env[], int timeout_s)
+{
+	static char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	self[n > 0 ? n : 0] = '\0';
+	const char *argv[] = { self, "--child", mode, arg, NULL };
+	run_child(r, argv, env, timeout_s);
+}
+
+int count_lines_with(const char *text, const char *needle)
+{
+	int n = 0;
+	for (const char *line = text; line && *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		char *copy = strndup(line, len);
+		n += strstr(copy, needle) != NULL;
+		free(copy);
+		line = end ? end + 1 : line + len;
+	}
+	return n;
+}
+
+/* ---- the oracle ---- */
+struct orow {
+	char symbol[80], ret[80];
+	int flags, from, result, status;
+};
+static struct orow *orows;
+static int norows;
+
+static void oracle_load(void)
+{
+	FILE *f;
+	char line[512];
+
+	if (orows)
+		return;
+	if (!(f = fopen(ORACLE_TSV, "r"))) {
+		perror(ORACLE_TSV);
+		abort();
+	}
+	orows = calloc(20000, sizeof *orows);
+	if (!fgets(line, sizeof line, f) || strncmp(line, "symbol\tflags\tcuda_version_from", 30))
+		abort();
+	while (norows < 20000 && fgets(line, sizeof line, f)) {
+		struct orow *o = &orows[norows];
+		if (sscanf(line, "%79s %d %d %d %d %79s", o->symbol, &o->flags, &o->from, &o->result, &o->status,
+			   o->ret) == 6)
+			norows++;
+	}
+	fclose(f);
+}
+
+const char *oracle_answer(const char *symbol, int version, unsigned long long flags, int *result, int *status)
+{
+	const struct orow *best = NULL;
+
+	oracle_load();
+	for (int i = 0; i < norows; i++)
+		if (strcmp(orows[i].symbol, symbol) == 0 && (unsigned long long)orows[i].flags == flags &&
+		    orows[i].from <= version && (!best || orows[i].from > best->from))
+			best = &orows[i];
+	if (result)
+		*result = best ? best->result : -1;
+	if (status)
+		*status = best ? best->status : -1;
+	return best && strcmp(best->ret, "-") ? best->ret : NULL;
+}
+
+int oracle_first_version(const char *name)
+{
+	int first = 0;
+	oracle_load();
+	for (int i = 0; i < norows; i++)
+		if (orows[i].status == 0 && strcmp(orows[i].ret, name) == 0 && (!first || orows[i].from < first))
+			first = orows[i].from;
+	return first;
+}
+
+const char *version_text(int v, char buf[16])
+{
+	snprintf(buf, 16, "%d.%d", v / 1000, v % 1000 / 10);
+	return buf;
+}
+
+/* ---- ELF ---- */
+int elf_dynamic_symbols(const char *path, int defined, char ***names)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), n = 0;
+	Elf *e;
+	Elf_Scn *scn = NULL;
+
+	*names = NULL;
+	if (fd < 0 || elf_version(EV_CURRENT) == EV_NONE || !(e = elf_begin(fd, ELF_C_READ, NULL))) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !(d = elf_getdata(scn, NULL)))
+			continue;
+		size_t count = sh.sh_size / sh.sh_entsize;
+		*names = calloc(count + 1, sizeof **names);
+		for (size_t i = 1; i < count; i++) {
+			GElf_Sym s;
+			if (!gelf_getsym(d, (int)i, &s))
+				continue;
+			int bind = GELF_ST_BIND(s.st_info);
+			if (bind != STB_GLOBAL && bind != STB_WEAK)
+				continue;
+			if (defined ? s.st_shndx == SHN_UNDEF : s.st_shndx != SHN_UNDEF)
+				continue;
+			/* defined: every kind of symbol, so that stray data shows up too */
+			if (!defined && GELF_ST_TYPE(s.st_info) != STT_FUNC && GELF_ST_TYPE(s.st_info) != STT_NOTYPE)
+				continue;
+			(*names)[n++] = strdup(elf_strptr(e, sh.sh_link, s.st_name));
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return n;
+}
+
+int has_name(char **names, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* ---- the fakes, from inside a child ---- */
+void *fake_sym(const char *name)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+	void *p = h ? dlsym(h, name) : NULL;
+	if (h)
+		dlclose(h);
+	return p;
+}
+
+void *fake_rt_sym(const char *soname, const char *name)
+{
+	void *h = dlopen(soname, RTLD_NOW | RTLD_NOLOAD);
+	void *p = h ? dlsym(h, name) : NULL;
+	if (h)
+		dlclose(h);
+	return p;
+}
+
+const char *object_of(const void *fn)
+{
+	Dl_info info;
+	return dladdr(fn, &info) && info.dli_fname ? info.dli_fname : "";
+}
