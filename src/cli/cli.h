@@ -25,6 +25,9 @@ struct cli_lib {
 	const char *how; /* "--lib", "next to the command", "the configured libdir" */
 };
 int cli_find_lib(const char *option, struct cli_lib *lib);
+/* Whether path is cushim itself (the library cli_find_lib found, or any
+ * libcushim.so): a libcuda.so.1 that is cushim is no driver. */
+int cli_is_cushim(const char *path);
 /* What the shim says about this machine, from its introspection exports. */
 struct cli_shim {
 	int driver_version;      /* as a process would see it; 0 = no driver */

@@ -9,16 +9,6 @@
 
 extern char **environ;
 
-static char lib_real[PATH_MAX];
-
-static int is_cushim(const char *path)
-{
-	char real[PATH_MAX];
-	if (!realpath(path, real))
-		return 0;
-	const char *b = strrchr(real, '/');
-	return strcmp(real, lib_real) == 0 || strcmp(b ? b + 1 : real, "libcushim.so") == 0;
-}
 
 struct setting {
 	const char *name, *value;
@@ -114,7 +104,6 @@ int cmd_doctor(int argc, char **argv)
 		printf("library:     not found\n");
 		return CLI_ERROR;
 	}
-	snprintf(lib_real, sizeof lib_real, "%s", lib.path);
 	printf("library:     %s (%s)\n", lib.path, lib.how);
 	printf("preloaded:   %s\n", preload && strstr(preload, "libcushim.so") ? "yes, LD_PRELOAD names libcushim.so"
 										 : "no (cushim run adds it)");
@@ -127,12 +116,12 @@ int cmd_doctor(int argc, char **argv)
 	}
 	int have_cuda = cli_ld_search("libcuda.so.1", NULL, NULL, NULL, path, sizeof path) == 0;
 	printf("driver:      libcuda.so.1: %s%s\n", have_cuda ? path : "not found",
-	       have_cuda && is_cushim(path) ? " (that is cushim itself: a masquerade folder is on the path)" : "");
+	       have_cuda && cli_is_cushim(path) ? " (that is cushim itself: a masquerade folder is on the path)" : "");
 	const char *cd = getenv("CUSHIM_DRIVER");
 	if (cd && *cd)
 		printf("masquerade:  would use CUSHIM_DRIVER=%s%s\n", cd,
 		       cli_elf_native(cd) ? "" : " (not a shared library for this machine!)");
-	else if (cli_ld_search("libcuda.so.1", NULL, NULL, is_cushim, path, sizeof path) == 0)
+	else if (cli_ld_search("libcuda.so.1", NULL, NULL, cli_is_cushim, path, sizeof path) == 0)
 		printf("masquerade:  would use the real driver %s\n", path);
 	else
 		printf("masquerade:  would find no real driver: every call would return CUDA_ERROR_NO_DEVICE\n");

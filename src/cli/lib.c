@@ -27,7 +27,7 @@ static int usable(const char *path, char *out, size_t size)
 /* In the build tree the command sits in the top build folder and libtool
  * leaves the library in .libs/ beside it; installed, it is in the configured
  * libdir. --lib overrides both. */
-int cli_find_lib(const char *option, struct cli_lib *lib)
+static int find_lib(const char *option, struct cli_lib *lib)
 {
 	char self[PATH_MAX], cand[PATH_MAX + 32];
 	ssize_t n;
@@ -154,4 +154,23 @@ int cli_load_shim(const struct cli_lib *lib, struct cli_shim *shim, char *err, s
 	else
 		snprintf(err, errsize, "%s gave no answer about the CUDA driver here", lib->path);
 	return -1;
+}
+
+static char found_real[PATH_MAX];
+
+int cli_find_lib(const char *option, struct cli_lib *lib)
+{
+	if (find_lib(option, lib) != 0)
+		return -1;
+	snprintf(found_real, sizeof found_real, "%s", lib->path);
+	return 0;
+}
+
+int cli_is_cushim(const char *path)
+{
+	char real[PATH_MAX];
+	if (!realpath(path, real))
+		return 0;
+	const char *b = strrchr(real, '/');
+	return strcmp(real, found_real) == 0 || strcmp(b ? b + 1 : real, "libcushim.so") == 0;
 }

@@ -48,17 +48,6 @@ static int preloads_cushim(const char *list)
 	return 0;
 }
 
-static char lib_real[PATH_MAX];
-
-/* A libcuda.so.1 that is cushim itself is no driver. */
-static int is_cushim(const char *path)
-{
-	char real[PATH_MAX];
-	if (!realpath(path, real))
-		return 0;
-	const char *b = strrchr(real, '/');
-	return strcmp(real, lib_real) == 0 || strcmp(b ? b + 1 : real, "libcushim.so") == 0;
-}
 
 /* Is the first folder of LD_LIBRARY_PATH already a masquerade folder? */
 static int masquerading(void)
@@ -68,7 +57,7 @@ static int masquerading(void)
 	if (!llp || !*llp)
 		return 0;
 	snprintf(path, sizeof path, "%.*s/libcuda.so.1", (int)strcspn(llp, ":"), llp);
-	return is_cushim(path);
+	return cli_is_cushim(path);
 }
 
 static char masq_dir[PATH_MAX];
@@ -96,7 +85,7 @@ static int setup_masquerade(const char *lib, const char *driver_opt)
 		snprintf(driver, sizeof driver, "%s", driver_opt);
 	} else if (env && *env) {
 		snprintf(driver, sizeof driver, "%s", env);
-	} else if (cli_ld_search("libcuda.so.1", NULL, NULL, is_cushim, p, sizeof p) == 0 && realpath(p, driver)) {
+	} else if (cli_ld_search("libcuda.so.1", NULL, NULL, cli_is_cushim, p, sizeof p) == 0 && realpath(p, driver)) {
 		setenv("CUSHIM_DRIVER", driver, 1);
 	} else {
 		cli_note("--masquerade: no real CUDA driver (libcuda.so.1) found on the library path, in the "
@@ -228,14 +217,13 @@ int cmd_run(int argc, char **argv)
 	struct cli_lib lib;
 	if (cli_find_lib(libopt, &lib) != 0)
 		return RUN_USAGE;
-	snprintf(lib_real, sizeof lib_real, "%s", lib.path);
 
 	if (driver) {
 		if (!realpath(driver, driver_real) || !cli_elf_native(driver_real)) {
 			cli_error("--driver=%s is not a readable shared library for this machine", driver);
 			return RUN_USAGE;
 		}
-		if (is_cushim(driver_real)) {
+		if (cli_is_cushim(driver_real)) {
 			cli_error("--driver=%s is cushim itself, not a CUDA driver", driver);
 			return RUN_USAGE;
 		}
