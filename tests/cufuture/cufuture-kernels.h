@@ -4,8 +4,9 @@
 #define CUFUTURE_KERNELS_H
 #include "cufuture.h"
 
+#include <stddef.h>
 extern const unsigned char cufuture_fatbin[];
-extern const unsigned long cufuture_fatbin_size;
+extern const size_t cufuture_fatbin_size;
 
 /* Each launches on stream s of device dev (s == 0: that device's legacy
  * default stream) and returns the launch's status. */

@@ -25,13 +25,6 @@ CLEANFILES += tests/cufuture/cufuture-kernels.fatbin tests/cufuture/cufuture-fat
 
 tests/cufuture/cufuture-kernels.fatbin: $(top_srcdir)/tests/cufuture/cufuture-kernels.cu
 	$(AM_V_GEN)$(MKDIR_P) tests/cufuture && $(NVCC) $(NVCC_ARCH) -O2 -fatbin -o $@ $(top_srcdir)/tests/cufuture/cufuture-kernels.cu
-# The fatbin as a C array (xxd -i without xxd).
-tests/cufuture/cufuture-fatbin.c: tests/cufuture/cufuture-kernels.fatbin
-	$(AM_V_GEN){ echo '/* generated from cufuture-kernels.fatbin */'; \
-	  echo 'extern const unsigned char cufuture_fatbin[];'; \
-	  echo 'extern const unsigned long cufuture_fatbin_size;'; \
-	  echo 'const unsigned char cufuture_fatbin[] __attribute__((aligned(64))) = {'; \
-	  od -An -v -tx1 tests/cufuture/cufuture-kernels.fatbin | sed -e 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
-	  echo '};'; \
-	  echo 'const unsigned long cufuture_fatbin_size = sizeof cufuture_fatbin;'; } >$@.tmp && mv $@.tmp $@
+tests/cufuture/cufuture-fatbin.c: tests/cufuture/cufuture-kernels.fatbin $(top_srcdir)/tools/bin2c.py
+	$(AM_V_GEN)$(PYTHON) $(top_srcdir)/tools/bin2c.py cufuture_fatbin tests/cufuture/cufuture-kernels.fatbin $@
 endif

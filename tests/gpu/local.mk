@@ -23,6 +23,11 @@ nodist_tests_gpu_saxpy_SOURCES = tests/gpu/kernels-fatbin.c
 tests_gpu_saxpy_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda
 TESTS += tests/gpu/core.sh
 EXTRA_DIST += tests/gpu/core.sh tests/gpu/real-exports.c tests/gpu/saxpy.c
+check_PROGRAMS += tests/gpu/adapt-gpu
+tests_gpu_adapt_gpu_SOURCES = tests/gpu/adapt-gpu.c
+tests_gpu_adapt_gpu_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda
+TESTS += tests/gpu/adapt.sh
+EXTRA_DIST += tests/gpu/adapt.sh
 
 # ---- make bench ----
 noinst_PROGRAMS += tests/bench/bench-calls

@@ -1,0 +1,509 @@
+/* The driver side of the Userbuffers sample: device and module, the VMM call
+ * table (direct or through cuGetProcAddress), registration and teardown in
+ * TE's order, the multicast decision, and the host side of the collectives. */
+#include "ub.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *ub_err(CUresult rc)
+{
+	static __thread char buf[64];
+	const char *name = NULL;
+
+	if (cuGetErrorName(rc, &name) == CUDA_SUCCESS && name)
+		snprintf(buf, sizeof buf, "%s (%d)", name, (int)rc);
+	else
+		snprintf(buf, sizeof buf, "CUresult %d", (int)rc);
+	return buf;
+}
+
+/* ---- the VMM calls, both routes ---- */
+int ub_vmm_init(struct ub_vmm *v, const char *route)
+{
+	if (strcmp(route, "direct") == 0) {
+		*v = (struct ub_vmm){ "direct", cuMemGetAllocationGranularity, cuMemCreate,
+				      cuMemExportToShareableHandle, cuMemImportFromShareableHandle,
+				      cuMemAddressReserve, cuMemMap, cuMemSetAccess, cuMemUnmap, cuMemRelease,
+				      cuMemAddressFree };
+		return 0;
+	}
+	if (strcmp(route, "proc") != 0)
+		return -1;
+	/* As TE does through cudaGetDriverEntryPointByVersion(sym, 12010). */
+	static const struct {
+		const char *name;
+		size_t off;
+	} tab[] = {
+#define E(n, f) { n, offsetof(struct ub_vmm, f) }
+		E("cuMemGetAllocationGranularity", granularity), E("cuMemCreate", create),
+		E("cuMemExportToShareableHandle", export_fd), E("cuMemImportFromShareableHandle", import_fd),
+		E("cuMemAddressReserve", reserve), E("cuMemMap", map), E("cuMemSetAccess", set_access),
+		E("cuMemUnmap", unmap), E("cuMemRelease", release), E("cuMemAddressFree", addr_free),
+#undef E
+	};
+	memset(v, 0, sizeof *v);
+	v->route = "proc";
+	for (size_t i = 0; i < sizeof tab / sizeof *tab; i++) {
+		void *fn = NULL;
+		CUdriverProcAddressQueryResult q = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+		CUresult rc = cuGetProcAddress(tab[i].name, &fn, 12010, CU_GET_PROC_ADDRESS_DEFAULT, &q);
+		if (rc != CUDA_SUCCESS || q != CU_GET_PROC_ADDRESS_SUCCESS || !fn) {
+			fprintf(stderr, "cuGetProcAddress(%s, 12010): %s, query result %d\n", tab[i].name, ub_err(rc),
+				(int)q);
+			return -1;
+		}
+		memcpy((char *)v + tab[i].off, &fn, sizeof fn);
+	}
+	return 0;
+}
+
+/* ---- device, context, module ---- */
+int ub_dev_open(struct ub_boot *b, struct ub_dev *d, int ngpus, const char *route, double timeout_s)
+{
+	int count = 0, vmm = 0, fdh = 0, mode = 0, khz = 0, per_gpu;
+	CUresult rc;
+
+	memset(d, 0, sizeof *d);
+	if ((rc = cuInit(0)) != CUDA_SUCCESS || (rc = cuDeviceGetCount(&count)) != CUDA_SUCCESS || count < 1) {
+		ub_log(b, "no CUDA device (%s); skipping", ub_err(rc));
+		return 77;
+	}
+	if (count < ngpus) {
+		ub_log(b, "this case needs %d GPUs and %d %s here; skipping", ngpus, count, count == 1 ? "is" : "are");
+		return 77;
+	}
+	per_gpu = (b->n + ngpus - 1) / ngpus; /* several ranks share a GPU */
+	d->ordinal = b->rank / per_gpu;
+	UB_CU(b, cuDeviceGet(&d->dev, d->ordinal));
+	UB_CU(b, cuDeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, d->dev));
+	UB_CU(b, cuDeviceGetAttribute(&fdh, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, d->dev));
+	UB_CU(b, cuDeviceGetAttribute(&mode, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, d->dev));
+	UB_CU(b, cuDeviceGetAttribute(&d->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d->dev));
+	UB_CU(b, cuDeviceGetAttribute(&khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, d->dev));
+	if (!vmm || !fdh) {
+		ub_log(b, "device %d lacks %s; skipping", d->ordinal,
+		       !vmm ? "virtual memory management" : "POSIX file descriptor handles");
+		return 77;
+	}
+	if (per_gpu > 1 && mode != CU_COMPUTEMODE_DEFAULT) {
+		ub_log(b, "device %d is not in the default compute mode, so %d ranks cannot share it; skipping",
+		       d->ordinal, per_gpu);
+		return 77;
+	}
+	for (int g = 0; g < ngpus; g++) {
+		CUdevice other;
+		int can = 1;
+		if (g == d->ordinal)
+			continue;
+		UB_CU(b, cuDeviceGet(&other, g));
+		UB_CU(b, cuDeviceCanAccessPeer(&can, d->dev, other));
+		if (!can) {
+			ub_log(b, "device %d cannot access device %d; skipping", d->ordinal, g);
+			return 77;
+		}
+	}
+	UB_CU(b, cuDevicePrimaryCtxRetain(&d->ctx, d->dev));
+	UB_CU(b, cuCtxSetCurrent(d->ctx));
+	UB_CU(b, cuStreamCreate(&d->stream, CU_STREAM_NON_BLOCKING));
+	UB_CU(b, cuModuleLoadData(&d->mod, ub_kernels_fatbin));
+#define F(f) UB_CU(b, cuModuleGetFunction(&d->f, d->mod, "ub_" #f))
+	F(ag_push);
+	F(rs_pullsum);
+	F(sum_local);
+	F(barrier);
+	F(p2p_send);
+	F(p2p_signal);
+	F(p2p_recv);
+	F(fill_i32);
+#undef F
+	/* UB_TIMEOUT: seconds -> clock64 cycles, as TE does (1000 * clockRate_kHz * s). */
+	d->timeout_cycles = (long long)(timeout_s * 1000.0 * (khz > 0 ? khz : 2000000));
+	if (ub_vmm_init(&d->vmm, route) != 0) {
+		ub_log(b, "no VMM calls by route '%s'", route);
+		return -1;
+	}
+	return 0;
+}
+
+void ub_dev_close(struct ub_dev *d)
+{
+	if (d->mod)
+		cuModuleUnload(d->mod);
+	if (d->stream)
+		cuStreamDestroy(d->stream);
+	if (d->ctx)
+		cuDevicePrimaryCtxRelease(d->dev);
+	memset(d, 0, sizeof *d);
+}
+
+/* ---- multicast: TE's NVLS window, compiled only with --enable-multicast ---- */
+const char *ub_mc_built(void)
+{
+#ifdef UB_MULTICAST
+	return "yes";
+#else
+	return "no";
+#endif
+}
+
+#ifdef UB_MULTICAST
+/* Never reached on shared GPU machines: built only with --enable-multicast and
+ * run only with --multicast. Returns 0 with the window made, 1 to fall back. */
+static int mc_try(struct ub_comm *c)
+{
+	struct ub_boot *b = c->b;
+	int supported = 0, ok, all[UB_MAX_RANKS], fd = -1, from;
+	size_t gran = 0;
+	CUmulticastObjectProp mp = { 0 };
+	CUmemGenericAllocationHandle mc = 0;
+	CUresult rc;
+
+	cuDeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, c->d->dev);
+	mp.numDevices = (unsigned)c->n;
+	mp.handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+	mp.size = 2 << 20;
+	rc = cuMulticastGetGranularity(&gran, &mp, CU_MULTICAST_GRANULARITY_MINIMUM);
+	ok = supported && rc == CUDA_SUCCESS;
+	if (rc != CUDA_SUCCESS)
+		ub_log(b, "multicast: cuMulticastGetGranularity: %s", ub_err(rc));
+	else if (!supported)
+		ub_log(b, "multicast: the device does not support it");
+	if (ok && c->me == 0) {
+		mp.size = gran;
+		rc = cuMulticastCreate(&mc, &mp);
+		if (rc != CUDA_SUCCESS) {
+			ub_log(b, "multicast: cuMulticastCreate: %s", ub_err(rc));
+			ok = 0;
+		} else if ((rc = cuMemExportToShareableHandle(&fd, mc, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0))) {
+			ub_log(b, "multicast: export: %s", ub_err(rc));
+			ok = 0;
+		}
+	}
+	if (ub_allgather(b, &ok, sizeof ok, all) != 0)
+		return -1;
+	for (int i = 0; i < c->n; i++)
+		ok = ok && all[i];
+	if (ok) {
+		int sock = ub_fd_socket(b);
+		if (sock < 0 || ub_barrier(b) != 0)
+			return -1;
+		if (c->me == 0) {
+			for (int p = 1; p < c->n; p++)
+				if (ub_fd_send(b, sock, p, &fd, 1) != 0)
+					ok = 0;
+		} else if (ub_fd_recv(b, sock, &fd, 1, &from, 30000) != 1)
+			ok = 0;
+		close(sock);
+		if (ok && c->me != 0 &&
+		    cuMemImportFromShareableHandle(&mc, (void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
+			ok = 0;
+		if (fd >= 0)
+			close(fd);
+		if (ok && (rc = cuMulticastAddDevice(mc, c->d->dev)) != CUDA_SUCCESS) {
+			ub_log(b, "multicast: cuMulticastAddDevice: %s", ub_err(rc));
+			ok = 0;
+		}
+		/* The sample has no multimem kernels: the object proves the setup and is
+		 * released; the collectives stay on the unicast path either way. */
+		if (mc)
+			cuMemRelease(mc);
+		if (ub_allgather(b, &ok, sizeof ok, all) != 0)
+			return -1;
+		for (int i = 0; i < c->n; i++)
+			ok = ok && all[i];
+	}
+	return ok ? 0 : 1;
+}
+#endif
+
+int ub_mc_setup(struct ub_comm *c, int requested)
+{
+	if (!requested) {
+		ub_log(c->b, "multicast: not requested; using the unicast path");
+		return 1;
+	}
+#ifdef UB_MULTICAST
+	int r = mc_try(c);
+	if (r == 0) {
+		ub_log(c->b, "multicast: window created (collectives still use the unicast kernels)");
+		return 0;
+	}
+	if (r < 0)
+		return -1;
+	ub_log(c->b, "multicast: unavailable; falling back to the unicast path");
+	return 1;
+#else
+	ub_log(c->b, "multicast: requested but not built (configure --enable-multicast); falling back to the "
+		     "unicast path");
+	return 1;
+#endif
+}
+
+/* ---- registration, as TE's register_user_buffer_collective ---- */
+int ub_register(struct ub_comm *c, size_t bytes)
+{
+	struct ub_boot *b = c->b;
+	struct ub_vmm *v = &c->d->vmm;
+	int h = c->nregs, me = c->me, n = c->n, sock, myfd = -1, peerfd[UB_MAX_RANKS];
+	struct ub_reg *r = &c->reg[h];
+	CUmemAllocationProp prop = { 0 };
+	CUmemAccessDesc access = { 0 };
+	size_t gran = 0, sizes[UB_MAX_RANKS];
+	uint64_t table[UB_MAX_RANKS];
+
+	if (h >= UB_MAX_REGIONS)
+		return -1;
+	memset(r, 0, sizeof *r);
+	/* 1. pinned device memory exportable as a POSIX fd */
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = c->d->ordinal;
+	prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+	/* 2. granularity, rounded up */
+	UB_CU(b, v->granularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+	r->size = (bytes + gran - 1) / gran * gran;
+	if (ub_allgather(b, &r->size, sizeof r->size, sizes) != 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (sizes[i] != r->size) {
+			ub_log(b, "ranks disagree on the registered size (%zu here, %zu on rank %d)", r->size, sizes[i], i);
+			return -1;
+		}
+	/* 3. create and export */
+	UB_CU(b, v->create(&r->h[me], r->size, &prop, 0));
+	UB_CU(b, v->export_fd(&myfd, r->h[me], CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	/* 4. exchange: n-1 ring steps, a barrier each (TE's ipcsocket all-to-all) */
+	if ((sock = ub_fd_socket(b)) < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		peerfd[i] = -1;
+	for (int p = 1; p < n; p++) {
+		int got, from = -1;
+		if (ub_barrier(b) != 0 || ub_fd_send(b, sock, (me + p) % n, &myfd, 1) != 0)
+			goto fail;
+		got = ub_fd_recv(b, sock, &peerfd[(me - p + n) % n], 1, &from, 30000);
+		if (got != 1 || from != (me - p + n) % n) {
+			ub_log(b, "fd exchange step %d: got %d fds from rank %d, wanted one from %d", p, got, from,
+			       (me - p + n) % n);
+			goto fail;
+		}
+	}
+	close(sock);
+	sock = -1;
+	/* 5. import, then close every fd */
+	for (int p = 0; p < n; p++)
+		if (p != me) {
+			CUresult rc = v->import_fd(&r->h[p], (void *)(uintptr_t)peerfd[p],
+						   CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+			if (rc != CUDA_SUCCESS) {
+				ub_log(b, "cuMemImportFromShareableHandle(rank %d): %s", p, ub_err(rc));
+				goto fail;
+			}
+		}
+	for (int p = 0; p < n; p++)
+		if (peerfd[p] >= 0)
+			close(peerfd[p]), peerfd[p] = -1;
+	close(myfd);
+	myfd = -1;
+	/* 6. one reservation for all ranks, each slice mapped */
+	UB_CU(b, v->reserve(&r->base, r->size * (size_t)n, 0, 0, 0));
+	for (int i = 0; i < n; i++) {
+		r->ptr[i] = r->base + (CUdeviceptr)(r->size * (size_t)i);
+		UB_CU(b, v->map(r->ptr[i], r->size, 0, r->h[i], 0));
+	}
+	/* 7. one cuMemSetAccess */
+	access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	access.location.id = c->d->ordinal;
+	access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+	UB_CU(b, v->set_access(r->base, r->size * (size_t)n, &access, 1));
+	/* 8. zero region 0; the peers' pointers go into region 0 at h*n*8 */
+	if (h == 0)
+		UB_CU(b, cuMemsetD8(r->ptr[me], 0, r->size));
+	for (int i = 0; i < n; i++)
+		table[i] = (uint64_t)r->ptr[i];
+	UB_CU(b, cuMemcpyHtoD(c->reg[0].ptr[me] + (CUdeviceptr)h * (CUdeviceptr)n * 8, table, (size_t)n * 8));
+	UB_CU(b, cuCtxSynchronize());
+	c->nregs++;
+	return h;
+fail:
+	if (sock >= 0)
+		close(sock);
+	if (myfd >= 0)
+		close(myfd);
+	for (int p = 0; p < n; p++)
+		if (peerfd[p] >= 0)
+			close(peerfd[p]);
+	return -1;
+}
+
+int ub_comm_create(struct ub_comm *c, struct ub_boot *b, struct ub_dev *d, int multicast)
+{
+	memset(c, 0, sizeof *c);
+	c->b = b;
+	c->d = d;
+	c->me = b->rank;
+	c->n = b->n;
+	int mc = ub_mc_setup(c, multicast);
+	if (mc < 0)
+		return -1;
+	c->multicast = mc == 0;
+	/* Region 0 (flags and pointer tables) first, then recv_id, as TE's constructor. */
+	if (ub_register(c, UB_REG0_MIN_BYTES) != 0)
+		return -1;
+	UB_CU(b, cuMemAlloc(&c->recv_id, sizeof(int) * UB_MAX_REGIONS * (size_t)c->n));
+	UB_CU(b, cuMemsetD32(c->recv_id, 0, UB_MAX_REGIONS * (size_t)c->n));
+	UB_CU(b, cuCtxSynchronize());
+	return ub_barrier(b); /* nobody signals into a region 0 not yet zeroed */
+}
+
+/* Teardown in TE's order: (multicast unbind), per rank unmap + release, then
+ * the reservation; region by region, newest first. */
+int ub_comm_destroy(struct ub_comm *c)
+{
+	struct ub_vmm *v = &c->d->vmm;
+	struct ub_boot *b = c->b;
+	int rc = 0;
+
+	if (cuCtxSynchronize() != CUDA_SUCCESS || ub_barrier(b) != 0)
+		rc = -1; /* still tear down */
+	for (int h = c->nregs - 1; h >= 0; h--) {
+		struct ub_reg *r = &c->reg[h];
+		for (int i = 0; i < c->n; i++) {
+			if (v->unmap(r->ptr[i], r->size) != CUDA_SUCCESS || v->release(r->h[i]) != CUDA_SUCCESS)
+				rc = -1;
+		}
+		if (v->addr_free(r->base, r->size * (size_t)c->n) != CUDA_SUCCESS)
+			rc = -1;
+	}
+	c->nregs = 0;
+	if (c->recv_id && cuMemFree(c->recv_id) != CUDA_SUCCESS)
+		rc = -1;
+	if (c->scratch && cuMemFree(c->scratch) != CUDA_SUCCESS)
+		rc = -1;
+	c->recv_id = c->scratch = 0;
+	if (rc)
+		ub_log(b, "teardown failed");
+	return rc;
+}
+
+/* ---- collectives ---- */
+int ub_launch_kernel(struct ub_dev *d, CUfunction f, unsigned grid, unsigned block, void **args)
+{
+	return cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, d->stream, args, NULL) == CUDA_SUCCESS ? 0 : -1;
+}
+
+static unsigned grid_for(struct ub_dev *d, size_t bytes)
+{
+	size_t lines = bytes / 16, g = (lines + 511) / 512;
+	if (g > (size_t)d->sms)
+		g = (size_t)d->sms;
+	return g ? (unsigned)g : 1;
+}
+
+#define TABLES(c, h)                                                                                  \
+	CUdeviceptr flagp = (c)->reg[0].ptr[(c)->me];                                                  \
+	CUdeviceptr datap = (c)->reg[0].ptr[(c)->me] + (CUdeviceptr)(h) * (CUdeviceptr)(c)->n * 8;     \
+	(void)datap
+
+static int barrier_kernel(struct ub_comm *c, int signal)
+{
+	TABLES(c, 0);
+	void *args[] = { &flagp, &c->me, &c->n, &c->d->timeout_cycles, &signal };
+	UB_CU(c->b, cuLaunchKernel(c->d->barrier, 1, 1, 1, 32, 1, 1, 0, c->d->stream, args, NULL));
+	return 0;
+}
+
+int ub_ag(struct ub_comm *c, int h, size_t chunk, int ce, int signal)
+{
+	struct ub_reg *r = &c->reg[h];
+	TABLES(c, h);
+
+	if (!ce) {
+		void *args[] = { &flagp, &datap, &c->me, &c->n, &chunk, &c->d->timeout_cycles, &signal };
+		UB_CU(c->b, cuLaunchKernel(c->d->ag_push, grid_for(c->d, chunk), 1, 1, 512, 1, 1, 0, c->d->stream,
+					   args, NULL));
+		return 0;
+	}
+	for (int k = 1; k < c->n; k++) {
+		int p = (c->me + k) % c->n;
+		CUdeviceptr off = (CUdeviceptr)(chunk * (size_t)c->me);
+		UB_CU(c->b, cuMemcpyDtoDAsync(r->ptr[p] + off, r->ptr[c->me] + off, chunk, c->d->stream));
+	}
+	return barrier_kernel(c, signal); /* the exit barrier */
+}
+
+int ub_rs(struct ub_comm *c, int h, size_t chunk, int dtype, int ce, int signal)
+{
+	struct ub_reg *r = &c->reg[h];
+	TABLES(c, h);
+
+	if (!ce) {
+		void *args[] = { &flagp, &datap, &c->me, &c->n, &chunk, &dtype, &c->d->timeout_cycles, &signal };
+		UB_CU(c->b, cuLaunchKernel(c->d->rs_pullsum, grid_for(c->d, chunk), 1, 1, 512, 1, 1, 0,
+					   c->d->stream, args, NULL));
+		return 0;
+	}
+	size_t need = chunk * (size_t)(c->n - 1);
+	if (need > c->scratch_size) {
+		if (c->scratch)
+			UB_CU(c->b, cuMemFree(c->scratch));
+		c->scratch = 0;
+		UB_CU(c->b, cuMemAlloc(&c->scratch, need));
+		c->scratch_size = need;
+	}
+	if (barrier_kernel(c, signal) != 0) /* entry: every rank's input is ready */
+		return -1;
+	for (int k = 1; k < c->n; k++) {
+		int p = (c->me + k) % c->n;
+		UB_CU(c->b, cuMemcpyDtoDAsync(c->scratch + (CUdeviceptr)(chunk * (size_t)(k - 1)),
+					      r->ptr[p] + (CUdeviceptr)(chunk * (size_t)c->me), chunk, c->d->stream));
+	}
+	CUdeviceptr dst = r->ptr[c->me] + (CUdeviceptr)(chunk * (size_t)c->me);
+	int nsrc = c->n - 1;
+	void *args[] = { &dst, &c->scratch, &nsrc, &chunk, &dtype };
+	UB_CU(c->b, cuLaunchKernel(c->d->sum_local, grid_for(c->d, chunk), 1, 1, 512, 1, 1, 0, c->d->stream, args,
+				   NULL));
+	return barrier_kernel(c, signal); /* exit: the inputs may be reused */
+}
+
+int ub_ring(struct ub_comm *c, int h, size_t chunk, int ce, int signal)
+{
+	struct ub_reg *r = &c->reg[h];
+	int next = (c->me + 1) % c->n, prev = (c->me - 1 + c->n) % c->n;
+	size_t off = chunk * (size_t)c->me;
+	TABLES(c, h);
+
+	if (!ce) {
+		void *args[] = { &flagp, &datap, &c->me, &next, &h, &off, &off, &chunk, &signal };
+		UB_CU(c->b, cuLaunchKernel(c->d->p2p_send, grid_for(c->d, chunk), 1, 1, 512, 1, 1, 0, c->d->stream,
+					   args, NULL));
+	} else {
+		UB_CU(c->b, cuMemcpyDtoDAsync(r->ptr[next] + (CUdeviceptr)off, r->ptr[c->me] + (CUdeviceptr)off, chunk,
+					      c->d->stream));
+		if (signal) {
+			void *args[] = { &flagp, &c->me, &next, &h };
+			UB_CU(c->b, cuLaunchKernel(c->d->p2p_signal, 1, 1, 1, 1, 1, 1, 0, c->d->stream, args, NULL));
+		}
+	}
+	void *rargs[] = { &flagp, &c->recv_id, &c->me, &prev, &h, &c->d->timeout_cycles };
+	UB_CU(c->b, cuLaunchKernel(c->d->p2p_recv, 1, 1, 1, 1, 1, 1, 0, c->d->stream, rargs, NULL));
+	return 0;
+}
+
+int ub_sync_check(struct ub_comm *c, int quiet)
+{
+	static const char *const ops[] = { "?", "all-gather exit barrier", "reduce-scatter entry barrier",
+					   "reduce-scatter exit barrier", "ring receive", "barrier" };
+	int err[UB_ERR_WORDS];
+
+	UB_CU(c->b, cuStreamSynchronize(c->d->stream));
+	UB_CU(c->b, cuMemcpyDtoH(err, c->reg[0].ptr[c->me] + UB_ERR * 4, sizeof err));
+	if (!err[0])
+		return 0;
+	if (!quiet)
+		ub_log(c->b, "TIMEOUT: %s waited for rank %d (its flag was %d, wanted %d)",
+		       ops[err[1] >= 1 && err[1] <= 5 ? err[1] : 0], err[2], err[3 + 1], err[3]);
+	return -1;
+}

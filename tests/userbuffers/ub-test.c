@@ -1,0 +1,409 @@
+/* ub-test: the Userbuffers sample's test driver. The launcher forks N ranks
+ * (several may share a GPU); each registers buffers as TE does and runs the
+ * collectives on integer-valued bf16/fp16 data, checking results exactly.
+ * Exit: 0 pass, 1 fail, 77 skip (no GPU, no VMM or fd handles, too few GPUs;
+ * with CUSHIM_TEST_REQUIRE_GPU=1 a missing GPU fails instead). */
+#include "ub.h"
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct opts {
+	int n, gpus, iters, dtype, withhold, multicast, corrupt, cycles, job_timeout, no_memcheck;
+	size_t elems; /* per chunk */
+	double timeout;
+	const char *mode, *route;
+};
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: ub-test [--ranks N] [--gpus G] [--mode all|ag|rs|ring|ce-ag|ce-rs|ce-ring|timeout|memmap]\n"
+		"               [--dtype bf16|fp16] [--iters K] [--elems E] [--route direct|proc] [--cycles C]\n"
+		"               [--timeout S] [--withhold R] [--multicast] [--corrupt] [--no-memcheck] [--features]\n");
+	exit(1);
+}
+
+/* Integer values are exact in bf16 (<= 256) and fp16 (<= 2048). */
+static uint16_t to_half(unsigned v, int dtype)
+{
+	if (dtype == UB_BF16) {
+		float f = (float)v;
+		uint32_t u;
+		memcpy(&u, &f, 4);
+		return (uint16_t)(u >> 16);
+	}
+	if (v == 0)
+		return 0;
+	int e = 31 - __builtin_clz(v);
+	return (uint16_t)(((unsigned)(e + 15) << 10) | ((v << (10 - e)) & 0x3ffu));
+}
+
+#define SENTINEL 0xFFFFu /* a NaN in both types: never a result */
+
+/* Rank r's value for element i of chunk q in iteration it; sums of n stay below 256. */
+static unsigned val(int r, int q, size_t i, int it, int n)
+{
+	return (unsigned)((size_t)r * 13 + (size_t)q * 3 + i * 7 + (size_t)it * 5) % (256u / (unsigned)n);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+enum { OP_AG, OP_RS, OP_RING };
+static const char *const op_names[] = { "all-gather", "reduce-scatter", "ring sendrecv" };
+
+/* Fill, run, check one (op, variant, iteration). Returns mismatches, or -1. */
+static long one_iter(struct ub_comm *c, int h, int op, int ce, int it, const struct opts *o, uint16_t *host)
+{
+	int n = c->n, me = c->me, prev = (me - 1 + n) % n;
+	size_t E = o->elems, chunk = E * 2;
+	long bad = 0;
+
+	for (int q = 0; q < n; q++)
+		for (size_t i = 0; i < E; i++)
+			host[(size_t)q * E + i] = op == OP_RS ? to_half(val(me, q, i, it, n), o->dtype)
+					       : q == me ? to_half(val(me, 0, i, it, n), o->dtype) : SENTINEL;
+	UB_CU(c->b, cuMemcpyHtoD(c->reg[h].ptr[me], host, chunk * (size_t)n));
+	UB_CU(c->b, cuCtxSynchronize());
+	if (ub_barrier(c->b) != 0)
+		return -1;
+	int rc = op == OP_AG ? ub_ag(c, h, chunk, ce, 1)
+		 : op == OP_RS ? ub_rs(c, h, chunk, o->dtype, ce, 1) : ub_ring(c, h, chunk, ce, 1);
+	if (rc != 0 || ub_sync_check(c, 0) != 0)
+		return -1;
+	UB_CU(c->b, cuMemcpyDtoH(host, c->reg[h].ptr[me], chunk * (size_t)n));
+	for (int q = 0; q < n; q++)
+		for (size_t i = 0; i < E; i++) {
+			unsigned want;
+			if (op == OP_AG)
+				want = to_half(val(q, 0, i, it, n), o->dtype);
+			else if (op == OP_RS) {
+				unsigned s = 0;
+				for (int p = 0; p < n; p++)
+					s += val(p, q, i, it, n);
+				want = q == me ? to_half(s, o->dtype) : to_half(val(me, q, i, it, n), o->dtype);
+			} else
+				want = q == me || q == prev ? to_half(val(q, 0, i, it, n), o->dtype) : SENTINEL;
+			uint16_t got = host[(size_t)q * E + i];
+			if (got != want && bad++ == 0)
+				ub_log(c->b, "MISMATCH %s%s iter %d: chunk %d element %zu is 0x%04x, wanted 0x%04x",
+				       ce ? "copy-engine " : "", op_names[op], it, q, i, got, want);
+		}
+	if (ub_barrier(c->b) != 0) /* nobody pushes the next iteration into a buffer being checked */
+		return -1;
+	return bad;
+}
+
+static int run_collectives(struct ub_boot *b, struct ub_dev *d, const struct opts *o)
+{
+	struct ub_comm c;
+	int fail = 0, h;
+	uint16_t *host = malloc(o->elems * 2 * (size_t)b->n);
+	static const struct {
+		const char *name;
+		int op, ce;
+	} cases[] = { { "ag", OP_AG, 0 },     { "rs", OP_RS, 0 },     { "ring", OP_RING, 0 },
+		      { "ce-ag", OP_AG, 1 }, { "ce-rs", OP_RS, 1 }, { "ce-ring", OP_RING, 1 } };
+
+	if (!host || ub_comm_create(&c, b, d, o->multicast) != 0) {
+		free(host);
+		return 1;
+	}
+	if ((h = ub_register(&c, o->elems * 2 * (size_t)b->n)) < 0)
+		fail = 1;
+	for (size_t k = 0; !fail && k < sizeof cases / sizeof *cases; k++) {
+		if (strcmp(o->mode, "all") != 0 && strcmp(o->mode, cases[k].name) != 0)
+			continue;
+		long bad = 0;
+		for (int it = 0; it < o->iters && bad == 0; it++)
+			bad = one_iter(&c, h, cases[k].op, cases[k].ce, it, o, host);
+		if (bad != 0) {
+			ub_log(b, "FAIL %s (%s): %s", cases[k].name, o->dtype == UB_BF16 ? "bf16" : "fp16",
+			       bad < 0 ? "error or timeout" : "wrong data");
+			fail = 1;
+		} else if (b->rank == 0)
+			ub_log(b, "ok %s: %d ranks, %d iterations, %zu %s elements per rank, exact", cases[k].name, b->n,
+			       o->iters, o->elems, o->dtype == UB_BF16 ? "bf16" : "fp16");
+	}
+	if (ub_comm_destroy(&c) != 0)
+		fail = 1;
+	free(host);
+	return fail;
+}
+
+/* The negative test: rank W withholds its signals; its peers must report a
+ * timeout (all-gather: every other rank; ring: only W's successor). */
+static int run_timeout(struct ub_boot *b, struct ub_dev *d, const struct opts *o)
+{
+	struct ub_comm c;
+	int W = o->withhold, me = b->rank, fail = 0, h;
+	size_t chunk = o->elems * 2;
+
+	if (ub_comm_create(&c, b, d, 0) != 0)
+		return 1;
+	if ((h = ub_register(&c, chunk * (size_t)b->n)) < 0)
+		fail = 1;
+	for (int ce = 0; !fail && ce < 2; ce++) {
+		const char *what = ce ? "ce-ring" : "ag";
+		int expect = ce ? me == (W + 1) % b->n : me != W;
+		double t0 = now_s();
+		if (ub_barrier(b) != 0)
+			return 1;
+		int rc = ce ? ub_ring(&c, h, chunk, 1, me != W) : ub_ag(&c, h, chunk, 0, me != W);
+		int got = rc == 0 ? ub_sync_check(&c, !expect) != 0 : -1;
+		double dt = now_s() - t0;
+		if (rc != 0)
+			fail = 1;
+		else if (expect && got) {
+			ub_log(b, "ok timeout %s: timed out as expected (rank %d withheld its signal)", what, W);
+			ub_log(b, "the timeout came after %.1f s", dt);
+		}
+		else if (expect) {
+			ub_log(b, "FAIL: %s did not time out although rank %d withheld its signal", what, W);
+			fail = 1;
+		} else if (got) {
+			ub_log(b, "FAIL: %s timed out on a rank that should have completed", what);
+			fail = 1;
+		}
+		/* Clear the error word for the next case. */
+		if (cuMemsetD32(c.reg[0].ptr[me] + UB_ERR * 4, 0, UB_ERR_WORDS) != CUDA_SUCCESS || cuCtxSynchronize())
+			fail = 1;
+	}
+	if (ub_comm_destroy(&c) != 0)
+		fail = 1;
+	return fail;
+}
+
+/* memMapIPCDrv: one exporter; every rank maps all buffers and releases its
+ * handles right after mapping; staggered writes with barriers; rank id must end
+ * up holding (id+1)%n. A mismatch exits non-zero (the original exits 0). */
+static int run_memmap(struct ub_boot *b, struct ub_dev *d, const struct opts *o)
+{
+	struct ub_vmm *v = &d->vmm;
+	int n = b->n, me = b->rank, fds[UB_MAX_RANKS], nfd = 0, sock, from = -1;
+	CUmemGenericAllocationHandle own[UB_MAX_RANKS];
+	CUmemAllocationProp prop = { 0 };
+	CUmemAccessDesc access = { 0 };
+	CUdeviceptr base = 0;
+	size_t gran = 0, size, words;
+	long bad = 0;
+
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = 0; /* the exporter's device: the first one */
+	prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+	UB_CU(b, v->granularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+	size = ((size_t)4 << 20) / gran * gran;
+	if (size < ((size_t)4 << 20))
+		size += gran;
+	words = size / 4;
+	if ((sock = ub_fd_socket(b)) < 0)
+		return 1;
+	if (me == 0)
+		for (int i = 0; i < n; i++) {
+			UB_CU(b, v->create(&own[i], size, &prop, 0));
+			UB_CU(b, v->export_fd(&fds[i], own[i], CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+		}
+	if (ub_barrier(b) != 0)
+		return 1;
+	if (me == 0) {
+		for (int p = 1; p < n; p++)
+			if (ub_fd_send(b, sock, p, fds, n) != 0)
+				return 1;
+		nfd = n;
+	} else if ((nfd = ub_fd_recv(b, sock, fds, n, &from, 30000)) != n) {
+		ub_log(b, "memmap: got %d fds from rank %d, wanted %d", nfd, from, n);
+		return 1;
+	}
+	close(sock);
+	UB_CU(b, v->reserve(&base, size * (size_t)n, size, 0, 0));
+	for (int i = 0; i < n; i++) {
+		CUmemGenericAllocationHandle hh = me == 0 ? own[i] : 0;
+		if (me != 0) /* the exporter maps its own handles; it releases them after the barrier below */
+			UB_CU(b, v->import_fd(&hh, (void *)(uintptr_t)fds[i], CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+		UB_CU(b, v->map(base + (CUdeviceptr)(size * (size_t)i), size, 0, hh, 0));
+		if (me != 0)
+			UB_CU(b, v->release(hh)); /* right after mapping: the mapping keeps the memory */
+		close(fds[i]);
+	}
+	access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	access.location.id = d->ordinal;
+	access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+	UB_CU(b, v->set_access(base, size * (size_t)n, &access, 1));
+	if (ub_barrier(b) != 0)
+		return 1;
+	if (me == 0)
+		for (int i = 0; i < n; i++)
+			UB_CU(b, v->release(own[i]));
+	for (int i = 0; i < n; i++) {
+		if (!(o->corrupt && me == n - 1 && i == n - 1)) {
+			CUdeviceptr p = base + (CUdeviceptr)(size * (size_t)((i + me) % n));
+			int val_ = me;
+			void *args[] = { &p, &val_, &words };
+			if (ub_launch_kernel(d, d->fill_i32, (unsigned)d->sms, 256, args) != 0)
+				return 1;
+		}
+		UB_CU(b, cuStreamSynchronize(d->stream));
+		if (ub_barrier(b) != 0)
+			return 1;
+	}
+	int *host = malloc(size);
+	if (!host)
+		return 1;
+	UB_CU(b, cuMemcpyDtoH(host, base + (CUdeviceptr)(size * (size_t)me), size));
+	for (size_t i = 0; i < words; i++)
+		if (host[i] != (me + 1) % n && bad++ == 0)
+			ub_log(b, "MISMATCH memmap: buffer %d word %zu is %d, wanted %d", me, i, host[i], (me + 1) % n);
+	free(host);
+	if (ub_barrier(b) != 0)
+		return 1;
+	for (int i = 0; i < n; i++)
+		UB_CU(b, v->unmap(base + (CUdeviceptr)(size * (size_t)i), size));
+	UB_CU(b, v->addr_free(base, size * (size_t)n));
+	if (bad)
+		ub_log(b, "FAIL memmap: %ld words wrong", bad);
+	else if (me == 0)
+		ub_log(b, "ok memmap: %d ranks, every buffer holds (id+1)%%n", n);
+	return bad ? 1 : 0;
+}
+
+static int rank_main(struct ub_boot *b, void *arg)
+{
+	const struct opts *o = arg;
+	const char *req = getenv("CUSHIM_TEST_REQUIRE_GPU");
+	struct ub_dev d;
+	int fail = 0, rc = ub_dev_open(b, &d, o->gpus, o->route, o->timeout);
+
+	if (rc == 77) {
+		if (req && strcmp(req, "1") == 0) {
+			ub_log(b, "CUSHIM_TEST_REQUIRE_GPU=1: failing instead of skipping");
+			return 1;
+		}
+		return 77;
+	}
+	if (rc != 0)
+		return 1;
+	if (b->rank == 0) {
+		Dl_info di;
+		const char *where = dladdr((void *)d.vmm.create, &di) && di.dli_fname ? di.dli_fname : "?";
+		ub_log(b, "device %d, %d SMs; VMM calls by route '%s': cuMemCreate at %p in %s", d.ordinal, d.sms,
+		       d.vmm.route, (void *)d.vmm.create, where);
+	}
+	for (int cyc = 0; cyc < o->cycles && !fail; cyc++) {
+		int last = cyc == o->cycles - 1, fd0 = 0, fd1;
+		size_t free0 = 0, free1 = 0, total = 0;
+		if (ub_barrier(b) != 0)
+			return 1;
+		if (last) {
+			fd0 = ub_count_fds();
+			UB_CU(b, cuMemGetInfo(&free0, &total));
+		}
+		if (ub_barrier(b) != 0)
+			return 1;
+		if (strcmp(o->mode, "memmap") == 0)
+			fail = run_memmap(b, &d, o);
+		else if (strcmp(o->mode, "timeout") == 0)
+			fail = run_timeout(b, &d, o);
+		else
+			fail = run_collectives(b, &d, o);
+		if (fail || ub_barrier(b) != 0)
+			break;
+		if (!last)
+			continue;
+		fd1 = ub_count_fds();
+		UB_CU(b, cuMemGetInfo(&free1, &total));
+		/* Free memory is device-wide: no rank may close its context (and free
+		 * its memory) while another is still measuring. */
+		if (ub_barrier(b) != 0)
+			fail = 1;
+		if (fd1 != fd0) {
+			ub_log(b, "FAIL: %d open file descriptors after teardown, %d before", fd1, fd0);
+			fail = 1;
+		}
+		if (free1 != free0 && !o->no_memcheck) {
+			ub_log(b, "FAIL: free device memory %zu after teardown, %zu before (%+lld bytes)", free1, free0,
+			       (long long)free1 - (long long)free0);
+			fail = 1;
+		}
+		if (!fail && b->rank == 0)
+			ub_log(b, "ok: descriptors (%d) and free memory (%zu MiB%s) back to baseline", fd1, free1 >> 20,
+			       o->no_memcheck ? ", not checked" : "");
+	}
+	ub_dev_close(&d);
+	return fail;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .n = 2, .gpus = 1, .iters = 3, .dtype = UB_BF16, .withhold = -1, .cycles = 2,
+			  .job_timeout = 240, .elems = 1 << 16, .timeout = 20, .mode = "all", .route = "direct" };
+	const char *t = getenv("UB_TIMEOUT");
+
+	if (t)
+		o.timeout = atof(t);
+	if ((t = getenv("UB_JOB_TIMEOUT")))
+		o.job_timeout = atoi(t);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define ARG(name) (strcmp(a, name) == 0 && v && ++i)
+		if (strcmp(a, "--features") == 0) {
+			printf("multicast=%s mpi=no\n", ub_mc_built());
+			return 0;
+		} else if (strcmp(a, "--multicast") == 0)
+			o.multicast = 1;
+		else if (strcmp(a, "--corrupt") == 0)
+			o.corrupt = 1;
+		else if (strcmp(a, "--no-memcheck") == 0) /* for jobs sharing a GPU with another job */
+			o.no_memcheck = 1;
+		else if (ARG("--ranks"))
+			o.n = atoi(v);
+		else if (ARG("--gpus"))
+			o.gpus = atoi(v);
+		else if (ARG("--iters"))
+			o.iters = atoi(v);
+		else if (ARG("--elems"))
+			o.elems = strtoul(v, NULL, 0);
+		else if (ARG("--cycles"))
+			o.cycles = atoi(v);
+		else if (ARG("--timeout"))
+			o.timeout = atof(v);
+		else if (ARG("--withhold"))
+			o.withhold = atoi(v);
+		else if (ARG("--mode"))
+			o.mode = v;
+		else if (ARG("--route"))
+			o.route = v;
+		else if (ARG("--dtype")) {
+			if (strcmp(v, "bf16") == 0)
+				o.dtype = UB_BF16;
+			else if (strcmp(v, "fp16") == 0)
+				o.dtype = UB_FP16;
+			else
+				usage();
+		} else
+			usage();
+#undef ARG
+	}
+	/* TE's limits: 2..32 ranks, 2-byte elements in whole 16-byte lines. */
+	if (o.n < 2 || o.n > UB_MAX_RANKS || o.gpus < 1 || o.gpus > o.n || o.iters < 1 || o.cycles < 1 ||
+	    o.elems < 64 || o.elems % 8 || o.timeout <= 0)
+		usage();
+	if (o.withhold < 0)
+		o.withhold = o.n - 1;
+	if (strcmp(o.mode, "timeout") == 0 && o.job_timeout < (int)(o.timeout * 4) + 30)
+		o.job_timeout = (int)(o.timeout * 4) + 30; /* the job must outlive the expected timeouts */
+	int rc = ub_launch(o.n, rank_main, &o, o.job_timeout);
+	printf("ub-test: %s mode=%s ranks=%d gpus=%d dtype=%s iters=%d route=%s%s\n",
+	       rc == 0 ? "PASS" : rc == 77 ? "SKIP" : "FAIL", o.mode, o.n, o.gpus, o.dtype == UB_BF16 ? "bf16" : "fp16",
+	       o.iters, o.route, o.multicast ? " multicast-requested" : "");
+	return rc;
+}

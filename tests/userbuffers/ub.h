@@ -1,0 +1,110 @@
+/* The Userbuffers sample: shared declarations. */
+#ifndef UB_H
+#define UB_H
+#include <cuda.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ub-layout.h"
+
+/* ---- bootstrap (ub-boot.c) ---- */
+struct ub_boot {
+	int rank, n;
+	int hub;                 /* SOCK_SEQPACKET connection to the launcher's hub */
+	unsigned long long nonce;
+	char prefix[64];         /* "cushim-ub-<nonce>": the abstract socket names */
+};
+typedef int (*ub_rank_fn)(struct ub_boot *b, void *arg);
+/* Fork n ranks running fn; serve allgather/barrier; return the job's status
+ * (0 all passed, 77 all skipped, 1 otherwise). job_timeout_s bounds the job. */
+int ub_launch(int n, ub_rank_fn fn, void *arg, int job_timeout_s);
+int ub_allgather(struct ub_boot *b, const void *local, size_t lbytes, void *global);
+int ub_barrier(struct ub_boot *b);
+/* Abstract-namespace SOCK_DGRAM socket for fd passing, named <prefix>-fd-<rank>. */
+int ub_fd_socket(struct ub_boot *b);
+int ub_fd_send(struct ub_boot *b, int sock, int peer, const int *fds, int nfds);
+/* Receives up to max fds (close-on-exec); returns how many, -1 on error or timeout. */
+int ub_fd_recv(struct ub_boot *b, int sock, int *fds, int max, int *from, int timeout_ms);
+int ub_count_fds(void);
+void ub_log(struct ub_boot *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- driver side (ub-comm.c) ---- */
+/* The VMM calls, reached by direct linking or through cuGetProcAddress. */
+struct ub_vmm {
+	const char *route;
+	__typeof__(cuMemGetAllocationGranularity) *granularity;
+	__typeof__(cuMemCreate) *create;
+	__typeof__(cuMemExportToShareableHandle) *export_fd;
+	__typeof__(cuMemImportFromShareableHandle) *import_fd;
+	__typeof__(cuMemAddressReserve) *reserve;
+	__typeof__(cuMemMap) *map;
+	__typeof__(cuMemSetAccess) *set_access;
+	__typeof__(cuMemUnmap) *unmap;
+	__typeof__(cuMemRelease) *release;
+	__typeof__(cuMemAddressFree) *addr_free;
+};
+int ub_vmm_init(struct ub_vmm *v, const char *route);
+
+struct ub_reg {
+	size_t size;                               /* per rank, granularity-rounded */
+	CUmemGenericAllocationHandle h[UB_MAX_RANKS];
+	CUdeviceptr base;                          /* one reservation of size*n */
+	CUdeviceptr ptr[UB_MAX_RANKS];             /* base + i*size */
+};
+
+struct ub_dev {                                    /* per process: device, context, module */
+	CUdevice dev;
+	int ordinal, sms;
+	CUcontext ctx;
+	CUstream stream;
+	CUmodule mod;
+	CUfunction ag_push, rs_pullsum, sum_local, barrier, p2p_send, p2p_signal, p2p_recv, fill_i32;
+	long long timeout_cycles;
+	struct ub_vmm vmm;
+};
+
+struct ub_comm {
+	struct ub_boot *b;
+	struct ub_dev *d;
+	int me, n, nregs, multicast;
+	struct ub_reg reg[UB_MAX_REGIONS];
+	CUdeviceptr recv_id;                       /* int[UB_MAX_REGIONS * n] */
+	CUdeviceptr scratch;                       /* copy-engine RS staging */
+	size_t scratch_size;
+};
+
+extern const unsigned char ub_kernels_fatbin[];
+extern const size_t ub_kernels_fatbin_size;
+
+const char *ub_err(CUresult rc);
+#define UB_CU(b, call)                                                                         \
+	do {                                                                                   \
+		CUresult ub_rc_ = (call);                                                      \
+		if (ub_rc_ != CUDA_SUCCESS) {                                                  \
+			ub_log((b), "%s:%d: %s failed: %s", __FILE__, __LINE__, #call, ub_err(ub_rc_)); \
+			return -1;                                                             \
+		}                                                                              \
+	} while (0)
+
+/* Context and module for this rank on device `ordinal`. Returns 0, 77 (skip:
+ * no device, no VMM or no fd handles, exclusive compute mode) or -1. */
+int ub_dev_open(struct ub_boot *b, struct ub_dev *d, int ngpus_wanted, const char *route, double timeout_s);
+void ub_dev_close(struct ub_dev *d);
+
+int ub_comm_create(struct ub_comm *c, struct ub_boot *b, struct ub_dev *d, int multicast);
+/* Register `bytes` per rank as TE does; returns the handle (region index) or -1. */
+int ub_register(struct ub_comm *c, size_t bytes);
+int ub_comm_destroy(struct ub_comm *c);
+/* The multicast window: 0 when in use, 1 when falling back to unicast, with a message. */
+int ub_mc_setup(struct ub_comm *c, int requested);
+const char *ub_mc_built(void);
+
+/* Collectives on region `h` (n chunks of `chunk` bytes each), queued on d->stream.
+ * signal=0 withholds this rank's signals (the negative test). */
+int ub_ag(struct ub_comm *c, int h, size_t chunk, int ce, int signal);
+int ub_rs(struct ub_comm *c, int h, size_t chunk, int dtype, int ce, int signal);
+/* Ring: send my chunk to me+1's slot `me`, receive from me-1. */
+int ub_ring(struct ub_comm *c, int h, size_t chunk, int ce, int signal);
+/* Synchronise and check the error word: 0, or -1 with a message naming the timeout. */
+int ub_sync_check(struct ub_comm *c, int quiet);
+int ub_launch_kernel(struct ub_dev *d, CUfunction f, unsigned grid, unsigned block, void **args);
+#endif

@@ -1,0 +1,161 @@
+#!/bin/sh
+# The Userbuffers suite (issue 6): every case runs plain and under the shim
+# (CUSHIM_HIDE='cuMulticast*'), and the two runs must report the same results.
+# Exit 0 pass, 1 fail, 77 skip (no GPU, or the sample not built: no nvcc).
+: "${top_builddir:=$(pwd)}" "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+. "$top_srcdir/tests/gpu/gpu-env.sh"
+UB="$top_builddir/tests/userbuffers/ub-test"
+if [ ! -x "$UB" ]; then
+	echo "userbuffers: $UB not built (configure found no nvcc); skipping"
+	exit 77
+fi
+if [ ! -f "$SHIM" ]; then
+	echo "userbuffers: FAIL: no shim at $SHIM"
+	exit 1
+fi
+export UB_TIMEOUT="${UB_TIMEOUT:-20}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cushim-ub.XXXXXX") || exit 1
+# UB_KEEP_DIR=DIR keeps every run's output and the shim logs there.
+trap 'if [ -n "$UB_KEEP_DIR" ]; then mkdir -p "$UB_KEEP_DIR" && cp -r "$tmp"/. "$UB_KEEP_DIR"/; fi; rm -rf "$tmp"' EXIT
+export CUSHIM_LOG="${CUSHIM_LOG:-info}" CUSHIM_LOG_FILE="$tmp/shimlog.%p" UB_JOB_TIMEOUT="${UB_JOB_TIMEOUT:-90}"
+pass=0 fail=0 skip=0
+fail_names=
+
+note() { printf '%s\n' "$*"; }
+result() { # NAME OK|FAIL|SKIP [why]
+	case $2 in
+	OK) pass=$((pass + 1)); note "PASS: $1" ;;
+	SKIP) skip=$((skip + 1)); note "SKIP: $1${3:+ ($3)}" ;;
+	*) fail=$((fail + 1)); fail_names="$fail_names $1"; note "FAIL: $1${3:+ ($3)}" ;;
+	esac
+}
+# run1 NAME WANT_RC plain|shim ARGS...: one run; output in $tmp/NAME.out
+run1() {
+	r_name=$1 r_want=$2 r_how=$3
+	shift 3
+	if [ "$r_how" = shim ]; then
+		run_shimmed "$UB" "$@" >"$tmp/$r_name.out" 2>&1
+	else
+		"$UB" "$@" >"$tmp/$r_name.out" 2>&1
+	fi
+	rc=$?
+	sed "s/^/    /" "$tmp/$r_name.out"
+	if [ $rc -eq 77 ] && [ "$r_want" != 77 ]; then
+		result "$r_name" SKIP "the sample skipped: exit 77"
+		return 2
+	fi
+	if [ $rc -ne "$r_want" ]; then
+		result "$r_name" FAIL "exit $rc, wanted $r_want"
+		return 1
+	fi
+	return 0
+}
+# both NAME ARGS...: plain, then under the shim; the "ok" lines must agree.
+both() {
+	name=$1
+	shift
+	run1 "$name.plain" 0 plain "$@" && result "$name.plain" OK
+	r1=$?
+	run1 "$name.shim" 0 shim "$@" && result "$name.shim" OK
+	r2=$?
+	if [ $r1 -eq 2 ] || [ $r2 -eq 2 ]; then
+		result "$name.same-results" SKIP "a run skipped"
+		return
+	fi
+	grep -o '\] ok [a-z-]*[ :].*' "$tmp/$name.plain.out" | sort >"$tmp/$name.plain.ok"
+	grep -o '\] ok [a-z-]*[ :].*' "$tmp/$name.shim.out" | sort >"$tmp/$name.shim.ok"
+	# Both routes (direct and cuGetProcAddress) must land in the shim when it is preloaded.
+	if grep 'VMM calls by route' "$tmp/$name.shim.out" | grep -q 'libcushim' &&
+		grep 'VMM calls by route' "$tmp/$name.plain.out" | grep -qv 'libcushim'; then
+		result "$name.vmm-route-through-shim" OK
+	else
+		result "$name.vmm-route-through-shim" FAIL "the VMM calls did not resolve into the shim"
+	fi
+	if [ -s "$tmp/$name.plain.ok" ] && cmp -s "$tmp/$name.plain.ok" "$tmp/$name.shim.ok"; then
+		result "$name.same-results" OK
+	else
+		result "$name.same-results" FAIL "plain and shimmed runs reported different results"
+	fi
+}
+
+note "userbuffers: $NGPUS GPU(s); shim $SHIM; CUSHIM_HIDE='$CUSHIM_HIDE'; NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE"
+features=$("$UB" --features)
+note "userbuffers: ub-test features: $features"
+
+# Collectives (SM and copy-engine AG, RS, ring), exact, 3 iterations reusing
+# buffers, two create/teardown cycles (fds and free memory checked on the last).
+both ag-rs-ring.n2.bf16.direct --ranks 2 --dtype bf16 --route direct --iters 3
+both ag-rs-ring.n4.fp16.proc --ranks 4 --dtype fp16 --route proc --iters 3
+both ag-rs-ring.n2.fp16.proc --ranks 2 --dtype fp16 --route proc --iters 3
+both ag-rs-ring.n4.bf16.direct --ranks 4 --dtype bf16 --route direct --iters 3
+
+# A rank withholding its signal: its peers report a timeout and nothing hangs.
+both timeout.n2 --ranks 2 --mode timeout --timeout 2 --cycles 1
+both timeout.n4 --ranks 4 --mode timeout --timeout 2 --withhold 1 --cycles 1
+
+# memMapIPCDrv-style: the good run passes, a skipped write must fail.
+both memmap.n2 --ranks 2 --mode memmap --route proc
+both memmap.n4 --ranks 4 --mode memmap
+if run1 memmap-corrupt.n4 1 shim --ranks 4 --mode memmap --corrupt --cycles 1; then
+	if grep -q MISMATCH "$tmp/memmap-corrupt.n4.out"; then
+		result memmap-corrupt.n4 OK
+	else
+		result memmap-corrupt.n4 FAIL "exited 1 but reported no mismatch"
+	fi
+fi
+
+# The seed's scenario: multicast requested; missing or hidden, the sample falls
+# back to the unicast path and says so. A multicast build is run only under the
+# shim with cuMulticast* hidden, so that no multicast call reaches the driver.
+case "$features" in
+*multicast=yes*)
+	case ",$CUSHIM_HIDE," in
+	*,cuMulticast\**) ;;
+	*) note "userbuffers: refusing to run a multicast build without CUSHIM_HIDE='cuMulticast*'"; exit 1 ;;
+	esac
+	mc_runs="shim" ;;
+*) mc_runs="plain shim" ;;
+esac
+for how in $mc_runs; do
+	if run1 "multicast-fallback.$how" 0 "$how" --ranks 2 --multicast --mode ag --cycles 1; then
+		if grep -q 'falling back to the unicast path' "$tmp/multicast-fallback.$how.out"; then
+			result "multicast-fallback.$how" OK
+		else
+			result "multicast-fallback.$how" FAIL "no fallback message"
+		fi
+	fi
+done
+
+# Two jobs at once: the per-job nonce keeps their sockets apart. Free memory is
+# device-wide, so with two jobs on one GPU only the descriptors are checked.
+run_shimmed "$UB" --ranks 2 --mode ag --cycles 1 --no-memcheck >"$tmp/twojobs.a.out" 2>&1 &
+pid_a=$!
+run_shimmed "$UB" --ranks 2 --mode rs --cycles 1 --no-memcheck --route proc >"$tmp/twojobs.b.out" 2>&1
+rc_b=$?
+wait $pid_a
+rc_a=$?
+sed "s/^/    /" "$tmp/twojobs.a.out" "$tmp/twojobs.b.out"
+if [ $rc_a -eq 0 ] && [ $rc_b -eq 0 ]; then result two-jobs-at-once OK; else result two-jobs-at-once FAIL "exits $rc_a and $rc_b"; fi
+
+# Several GPUs: ranks spread over two of them.
+if [ "$NGPUS" -ge 2 ]; then
+	both multi-gpu.n4 --ranks 4 --gpus 2 --dtype bf16
+else
+	result multi-gpu.n4 SKIP "needs two GPUs; $NGPUS here"
+fi
+
+# The shim's logs: no cuMulticast* call reached the driver (a hidden one is
+# answered by the shim itself and logged as hidden).
+nlogs=$(ls "$tmp"/shimlog.* 2>/dev/null | wc -l)
+if grep -h 'cuMulticast' "$tmp"/shimlog.* 2>/dev/null | grep -v 'hidden by CUSHIM_HIDE' >"$tmp/mc-calls"; then
+	sed "s/^/    /" "$tmp/mc-calls"
+	result no-multicast-reaches-driver FAIL "the shim log shows cuMulticast calls"
+else
+	result no-multicast-reaches-driver OK
+fi
+note "userbuffers: $nlogs shim log(s); lines naming cuMulticast: $(cat "$tmp"/shimlog.* 2>/dev/null | grep -c cuMulticast)"
+
+note "userbuffers: $pass passed, $fail failed, $skip skipped${fail_names:+ (failed:$fail_names)}"
+[ $fail -eq 0 ] || exit 1
+[ $pass -gt 0 ] || exit 77
+exit 0
