@@ -7,6 +7,7 @@
  * cuGetProcAddress through dlopen("libcuda.so.1").  Nothing runs at load time
  * but the registration of the fork handlers. */
 #include "cushim-internal.h"
+#include "adapt.h"
 #include <dlfcn.h>
 #include <glob.h>
 #include <sys/stat.h>
@@ -604,6 +605,12 @@ found:
 					     (o->when == WATCHING && watching)))
 			cushim_impl[o->idx] = o->fn;
 	}
+	cushim_adapt_install(1);
+	for (unsigned i = 0; i < CUSHIM_NSYMS; i++)
+		if (!cushim_real[i] && cushim_impl[i]) {
+			cushim_state.adapted++;
+			cushim_state.missing--;
+		}
 	if (tracing)
 		cushim_trace_start();
 	cushim_state.tracing = tracing;
@@ -612,10 +619,10 @@ found:
 		if (target) /* a missing one keeps its first-call function, which reports it */
 			__atomic_store_n(&cushim_slot[i], target, __ATOMIC_RELEASE);
 	}
-	cushim_log(CUSHIM_LOG_INFO, "driver CUDA %s%s%s%s; %d of %d exports resolved, %d missing",
-		   real ? cushim_format_version(real, v) : "unknown", emulating ? ", emulating CUDA " : "",
+	cushim_log(CUSHIM_LOG_INFO, "driver CUDA %s%s%s%s; %d of %d exports resolved, %d served by adapters, "
+		   "%d missing", real ? cushim_format_version(real, v) : "unknown", emulating ? ", emulating CUDA " : "",
 		   emulating ? cushim_format_version(effective, w) : "", masq ? " (masquerade)" : "",
-		   cushim_state.resolved, CUSHIM_NSYMS, cushim_state.missing);
+		   cushim_state.resolved, CUSHIM_NSYMS, cushim_state.adapted, cushim_state.missing);
 }
 
 static void run_bootstrap(void)

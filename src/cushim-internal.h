@@ -128,7 +128,7 @@ struct cushim_state {
 	int real_driver_version;   /* as the driver reports it; 0 if unknown */
 	const char *via;           /* "cudaGetDriverEntryPointByVersion", ... */
 	char path[4096];           /* the runtime or driver file used */
-	int resolved, missing;
+	int resolved, missing, adapted;
 	int tracing;               /* the slots hold the trace wrappers */
 	uint64_t find_ns, resolve_ns; /* bootstrap: finding the entry points, resolving the table */
 };

@@ -47,3 +47,15 @@ int cushim_exports_missing(void)
 	cushim_driver_version();
 	return cushim_state.missing;
 }
+
+/* What stands behind an export: 0 the driver's function, 1 an adapter that
+ * serves it with an older variant, 2 nothing (missing), -1 not an export. */
+CUSHIM_API int cushim_export_state(const char *name);
+int cushim_export_state(const char *name)
+{
+	int i = cushim_lookup_index(name);
+	if (i < 0)
+		return -1;
+	cushim_driver_version();
+	return cushim_real[i] ? 0 : cushim_impl[i] ? 1 : 2;
+}

@@ -6,4 +6,5 @@ include tests/diag/local.mk
 include tests/gpu/local.mk
 include tests/cufuture/local.mk
 include tests/userbuffers/local.mk
+include tests/adapt/local.mk
 include src/cli/local.mk

@@ -86,6 +86,7 @@ struct import {
 	const char *name; /* in the file's string table: copied */
 	int idx;          /* row of cushim_syms, -1 if unknown */
 	int missing;
+	const struct cli_adapter *adapter; /* newer than the driver, but served by this */
 };
 
 struct result {
@@ -95,7 +96,7 @@ struct result {
 	struct import *imports;
 	size_t nimports;
 	int needs;       /* max version over known imports */
-	int nmissing, nunknown;
+	int nmissing, nunknown, nadapted;
 	/* for --recursive */
 	char **needed;
 	size_t nneeded;
@@ -324,9 +325,14 @@ static void judge(struct result *r, const struct opts *o)
 		if (!o->versus)
 			continue;
 		if (o->shim && o->shim->have_missing)
-			im->missing = o->shim->lacks[im->idx];
+			im->missing = o->shim->lacks[im->idx] != 0;
 		else
 			im->missing = s->version > o->versus;
+		if (im->missing && (!o->shim || !o->shim->have_missing || o->shim->lacks[im->idx] == 2) &&
+		    (im->adapter = cli_adapter_for(im->idx, o->versus)) != NULL) {
+			im->missing = 0;
+			r->nadapted++;
+		}
 		r->nmissing += im->missing;
 	}
 	qsort(r->imports, r->nimports, sizeof *r->imports, cmp_import);
@@ -359,6 +365,9 @@ static void print_text(const struct result *r, const struct opts *o)
 		if (im->idx < 0)
 			printf("  %-*s  %5s  unknown (not in the CUDA %s headers cushim was built from)\n", w,
 			       im->name, "?", cli_version(CUDA_VERSION));
+		else if (im->adapter)
+			printf("  %-*s  %5s  adapted: served by %s when %s\n", w, im->name,
+			       cli_version(cushim_syms[im->idx].version), im->adapter->older, im->adapter->condition);
 		else
 			printf("  %-*s  %5s%s\n", w, im->name, cli_version(cushim_syms[im->idx].version),
 			       im->missing ? "  missing" : "");
@@ -373,6 +382,10 @@ static void print_text(const struct result *r, const struct opts *o)
 			printf("%s: %s lacks %d of its %zu driver imports\n", r->file, who, r->nmissing, known);
 		else
 			printf("%s: %s provides all %zu driver imports\n", r->file, who, known);
+		if (r->nadapted)
+			printf("%s: %d import%s newer than %s %s served by cushim's adapters under the conditions above "
+			       "(CUSHIM_ADAPT=0 turns them off)\n", r->file, r->nadapted, r->nadapted == 1 ? "" : "s",
+			       who, r->nadapted == 1 ? "is" : "are");
 	}
 }
 
@@ -407,8 +420,14 @@ static void print_json_file(const struct result *r, int first)
 		}
 		const struct cushim_sym *s = &cushim_syms[im->idx];
 		printf(", \"known\": true, \"base\": \"%s\", \"version\": \"%s\", \"cuda_version\": %d, "
-		       "\"flavour\": \"%s\", \"missing\": %s}", s->base, cli_version(s->version), s->version,
+		       "\"flavour\": \"%s\", \"missing\": %s", s->base, cli_version(s->version), s->version,
 		       flavour_names[s->flavour], im->missing ? "true" : "false");
+		if (im->adapter) {
+			printf(", \"adapted\": {\"by\": \"%s\", \"when\": ", im->adapter->older);
+			json_string(stdout, im->adapter->condition);
+			printf("}");
+		}
+		printf("}");
 	}
 	printf("%s], \"missing\": [", r->nimports ? "\n    " : "");
 	int k = 0;
@@ -434,6 +453,23 @@ static void free_result(struct result *r)
 	free(r->rpath);
 	free(r->runpath);
 	free(r->origin);
+}
+
+/* One file read as `cushim check` reads it, for the fuzzer (tests/fuzz):
+ * 0 and the number of cu* imports if it is a readable ELF file, else 1 and
+ * the reason in why. */
+int cli_check_read(const char *path, size_t *nimports, char *why, size_t whysize)
+{
+	struct result r = { 0 };
+	int bad;
+	read_elf(&r, path);
+	bad = r.error != NULL;
+	if (why && whysize)
+		snprintf(why, whysize, "%s", r.error ? r.error : "");
+	if (nimports)
+		*nimports = r.nimports;
+	free_result(&r);
+	return bad;
 }
 
 /* ---- --recursive: a queue of files, each with its loaders' DT_RPATH ---- */

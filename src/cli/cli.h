@@ -28,6 +28,15 @@ int cli_find_lib(const char *option, struct cli_lib *lib);
 /* Whether path is cushim itself (the library cli_find_lib found, or any
  * libcushim.so): a libcuda.so.1 that is cushim is no driver. */
 int cli_is_cushim(const char *path);
+
+/* ---- downgrade adapters (the library's table, src/adapt.h) ---- */
+struct cli_adapter {
+	const char *name, *older, *condition;
+	int below;
+};
+/* The adapter that would serve export idx on a driver of CUDA version
+ * `driver`, or NULL (also when CUSHIM_ADAPT=0 is set). */
+const struct cli_adapter *cli_adapter_for(int idx, int driver);
 /* What the shim says about this machine, from its introspection exports. */
 struct cli_shim {
 	int driver_version;      /* as a process would see it; 0 = no driver */
@@ -35,7 +44,8 @@ struct cli_shim {
 	char path[4096], via[256];
 	int resolved, missing;   /* -1 when the library is too old to say */
 	int have_missing;        /* lacks[] is filled in */
-	unsigned char lacks[CUSHIM_NSYMS]; /* by this command's table index: 1 = missing */
+	unsigned char lacks[CUSHIM_NSYMS]; /* by this command's table index: 1 = missing, 2 = served by an adapter */
+	int adapted;             /* how many are served by adapters */
 };
 /* Load the shim in a child process (quietly: no log, no summary) and run its
  * bootstrap there, so that a crash probing the driver cannot take this
@@ -65,6 +75,8 @@ void json_string(FILE *f, const char *s);
 /* ---- the subcommands ---- */
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+/* One file read as cushim check reads it (tests/fuzz): 0 if readable ELF. */
+int cli_check_read(const char *path, size_t *nimports, char *why, size_t whysize);
 int cmd_doctor(int argc, char **argv);
 int cmd_symbols(int argc, char **argv);
 

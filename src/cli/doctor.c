@@ -145,13 +145,21 @@ int cmd_doctor(int argc, char **argv)
 			printf(", seen as CUDA %s (CUSHIM_DRIVER_VERSION)", cli_version(shim.driver_version));
 		printf("\n");
 		if (shim.resolved >= 0)
-			printf("exports:     %d of %d resolved, %d missing\n", shim.resolved, CUSHIM_NSYMS, shim.missing);
+			printf("exports:     %d of %d resolved, %d served by adapters, %d missing\n", shim.resolved,
+			       CUSHIM_NSYMS, shim.adapted, shim.missing);
 		if (shim.have_missing) {
 			int n = 0;
 			for (int i = 0; i < CUSHIM_NSYMS; i++)
-				if (shim.lacks[i])
+				if (shim.lacks[i] == 1)
 					printf("%-12s %s (CUDA %s)\n", n++ ? "" : "missing:", cushim_syms[i].name,
 					       cli_version(cushim_syms[i].version));
+			n = 0;
+			for (int i = 0; i < CUSHIM_NSYMS; i++) {
+				const struct cli_adapter *a;
+				if (shim.lacks[i] == 2 && (a = cli_adapter_for(i, shim.driver_version)))
+					printf("%-12s %s (CUDA %s) by %s when %s\n", n++ ? "" : "adapted:", cushim_syms[i].name,
+					       cli_version(cushim_syms[i].version), a->older, a->condition);
+			}
 		}
 	}
 

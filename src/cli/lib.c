@@ -1,6 +1,7 @@
 /* Finding libcushim.so and asking it what its bootstrap found. */
 #include "config.h"
 #include "cli.h"
+#include "adapt.h"
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -92,7 +93,15 @@ static void probe(const struct cli_lib *lib, int fd)
 		snprintf(shim.path, sizeof shim.path, "%s", str);
 	if ((fs = (const char *(*)(void))dlsym(h, "cushim_entry_via")) && (str = fs()))
 		snprintf(shim.via, sizeof shim.via, "%s", str);
-	if (real_pointer) {
+	int (*state)(const char *) = (int (*)(const char *))dlsym(h, "cushim_export_state");
+	if (state) {
+		shim.have_missing = 1;
+		for (int i = 0; i < CUSHIM_NSYMS; i++) {
+			int st = state(cushim_syms[i].name);
+			shim.lacks[i] = st == 2 ? 1 : st == 1 ? 2 : 0;
+			shim.adapted += st == 1;
+		}
+	} else if (real_pointer) {
 		shim.have_missing = 1;
 		for (int i = 0; i < CUSHIM_NSYMS; i++)
 			shim.lacks[i] = real_pointer(cushim_syms[i].name) == NULL;
@@ -173,4 +182,27 @@ int cli_is_cushim(const char *path)
 		return 0;
 	const char *b = strrchr(real, '/');
 	return strcmp(real, found_real) == 0 || strcmp(b ? b + 1 : real, "libcushim.so") == 0;
+}
+
+static const struct cli_adapter adapters[] = {
+#define ROW(name, older, condition, below) { #name, #older, condition, below },
+	CUSHIM_ADAPTER_LIST(ROW)
+#undef ROW
+};
+
+const struct cli_adapter *cli_adapter_for(int idx, int driver)
+{
+	const char *off = getenv("CUSHIM_ADAPT");
+	if (idx < 0 || (off && strcmp(off, "0") == 0))
+		return NULL;
+	for (size_t k = 0; k < sizeof adapters / sizeof *adapters; k++) {
+		const struct cli_adapter *a = &adapters[k];
+		int j = cushim_lookup_index(a->older);
+		if (strcmp(a->name, cushim_syms[idx].name) != 0 || j < 0 || cushim_syms[j].version > driver)
+			continue;
+		if (a->below && driver >= a->below)
+			continue;
+		return a;
+	}
+	return NULL;
 }

@@ -6,6 +6,8 @@
 # never from cushim.
 . "$top_srcdir/tests/cli/defs.sh"
 prog=$top_builddir/tests/cli/legacy
+# Parts 1 to 6 check the plain verdict; part 7 the downgrade adapters (issue 8).
+export CUSHIM_ADAPT=0
 
 imports=$(nm -D --undefined-only "$prog" | awk '$NF ~ /^cu[A-Z]/ { print $NF }' | sort)
 [ "$(echo "$imports" | wc -l)" -ge 4 ] || { echo "nm found too few cu* imports in $prog" >&2; exit 99; }
@@ -75,4 +77,21 @@ if [ -n "$libc" ]; then
 		fail "--recursive does not follow DT_NEEDED to $libc"
 fi
 grep -q 'libcuda' "$T/rec.out" && fail "--recursive checked the driver itself"
+
+# 7. With the adapters (the default), an import an adapter can serve is listed
+#    apart from the missing ones, with the variant and the condition; together
+#    they are still exactly the newer imports.
+unset CUSHIM_ADAPT
+run_cmd a114 "$CUSHIM" check --driver-version=11.4 "$prog"
+expect_rc a114 1
+grep -Eq '^  cuCtxCreate_v4 +12\.5  adapted: served by cuCtxCreate_v2 when no parameters$' "$T/a114.out" ||
+	fail "on 11.4, cuCtxCreate_v4 is not reported as served by cuCtxCreate_v2"
+grep -Eq '^  cuMemcpyBatchAsync_v2 +13\.0  missing$' "$T/a114.out" ||
+	fail "on 11.4, cuMemcpyBatchAsync_v2 (whose 12.8 variant 11.4 lacks too) is not missing"
+got=$(awk '$1 ~ /^cu/ && ($3 == "missing" || $3 == "adapted:") { print $1 }' "$T/a114.out" | sort)
+[ "$got" = "$newer" ] || fail "on 11.4, missing and adapted are [$(echo $got)], wanted [$(echo $newer)]"
+run_cmd a128 "$CUSHIM" check --driver-version=12.8 "$prog"
+expect_rc a128 0
+grep -Eq '^  cuMemcpyBatchAsync_v2 +13\.0  adapted: served by cuMemcpyBatchAsync when always; failIdx dropped$' \
+	"$T/a128.out" || fail "on 12.8, cuMemcpyBatchAsync_v2 is not served by its 12.8 variant"
 finish

@@ -6,7 +6,9 @@
  *  - CUSHIM_HIDE; masquerade tracing a program that dlopens libcuda.so.1;
  *  - masquerade with no driver anywhere; an unwritable log file;
  *  - each bad value: one warning naming the variable, and the program runs;
- *  - CUSHIM_LOG_FILE with %p across fork: a file per process, nothing twice. */
+ *  - CUSHIM_LOG_FILE with %p across fork: a file per process, nothing twice.
+ * The failing call they trace is cuCtxCreate_v4 on the 12.0 fake, with the
+ * downgrade adapters off (CUSHIM_ADAPT=0): with them, it would be served. */
 #define CUDA_ENABLE_DEPRECATED 1
 #include <cuda.h>
 #include "../unit/harness.h"
@@ -157,7 +159,7 @@ START_TEST(check_trace_line_format_matches_the_golden_file)
 {
 	struct run r;
 	const char *const env[] = { "LD_PRELOAD=" SHIM_SO, "LD_LIBRARY_PATH=" DRV("12.0") ":" NO_RT,
-				    "CUSHIM_LOG=trace", NULL };
+				    "CUSHIM_LOG=trace", "CUSHIM_ADAPT=0", NULL };
 	char *golden = slurp(ABS_TOP_SRCDIR "/tests/diag/trace-format.golden"), *save = NULL;
 	run_self(&r, "format", "", env, 30);
 	ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
@@ -228,7 +230,7 @@ START_TEST(check_no_torn_lines_with_16_threads_to_a_file)
 	unlink(path); /* cushim creates it, mode 0600 */
 	snprintf(var, sizeof var, "CUSHIM_LOG_FILE=%s", path);
 	const char *const env[] = { "LD_PRELOAD=" SHIM_SO, "LD_LIBRARY_PATH=" DRV("12.0") ":" NO_RT,
-				    "CUSHIM_LOG=trace", var, NULL };
+				    "CUSHIM_LOG=trace", "CUSHIM_ADAPT=0", var, NULL };
 	run_self(&r, "threads", "", env, 60);
 	ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
 	char *log = slurp(path);
@@ -247,7 +249,7 @@ START_TEST(check_no_torn_lines_with_16_threads_to_a_pipe)
 {
 	struct run r;
 	const char *const env[] = { "LD_PRELOAD=" SHIM_SO, "LD_LIBRARY_PATH=" DRV("12.0") ":" NO_RT,
-				    "CUSHIM_LOG=trace", NULL };
+				    "CUSHIM_LOG=trace", "CUSHIM_ADAPT=0", NULL };
 	run_self(&r, "threads", "", env, 60);
 	ck_assert_msg(r.code == 0, "exit %d", r.code);
 	check_lines(r.err, NTHREADS * NCALLS, 5);
@@ -259,7 +261,7 @@ START_TEST(check_errors_level_logs_only_failing_calls)
 {
 	struct run r;
 	const char *const env[] = { "LD_PRELOAD=" SHIM_SO, "LD_LIBRARY_PATH=" DRV("12.0") ":" NO_RT,
-				    "CUSHIM_LOG=errors", NULL };
+				    "CUSHIM_LOG=errors", "CUSHIM_ADAPT=0", NULL };
 	run_self(&r, "threads", "", env, 60);
 	ck_assert_msg(r.code == 0, "exit %d", r.code);
 	check_lines(r.err, 0, 5);
@@ -284,7 +286,8 @@ START_TEST(check_summary_counts_equal_the_calls_made)
 	struct run r;
 	close(fd);
 	snprintf(var, sizeof var, "CUSHIM_SUMMARY=%s", path);
-	const char *const env[] = { "LD_PRELOAD=" SHIM_SO, "LD_LIBRARY_PATH=" DRV("12.0") ":" NO_RT, var, NULL };
+	const char *const env[] = { "LD_PRELOAD=" SHIM_SO, "LD_LIBRARY_PATH=" DRV("12.0") ":" NO_RT, var,
+				    "CUSHIM_ADAPT=0", NULL };
 	run_self(&r, "threads", "", env, 60);
 	ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
 	char *json = slurp(path);
@@ -297,7 +300,7 @@ START_TEST(check_summary_counts_equal_the_calls_made)
 	run_free(&r);
 	/* and the table on stderr */
 	const char *const env2[] = { "LD_PRELOAD=" SHIM_SO, "LD_LIBRARY_PATH=" DRV("12.0") ":" NO_RT,
-				     "CUSHIM_SUMMARY=1", NULL };
+				     "CUSHIM_SUMMARY=1", "CUSHIM_ADAPT=0", NULL };
 	run_self(&r, "threads", "", env2, 60);
 	ck_assert_msg(strstr(r.err, "32000        0"), "%s", r.err);
 	ck_assert_msg(strstr(r.err, "  cuCtxGetCurrent\n"), "%s", r.err);
