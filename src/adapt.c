@@ -20,6 +20,7 @@ enum { CUSHIM_ADAPTER_LIST(ROW) NROWS };
 #undef ROW
 
 /* The older variant as the driver gave it, typed as cuda.h declares it. */
+#ifndef CUSHIM_NO_ADAPTERS
 #define REAL(name) ((__typeof__(&name))cushim_real[CUSHIM_IDX_##name])
 #define MISSING(name) cushim_missing_call(CUSHIM_IDX_##name)
 
@@ -455,6 +456,8 @@ GETCTX(cuStreamGetCtx_v2_ptsz, cuStreamGetCtx_ptsz)
 		       "adapt_" #name " has the prototype of " #name);
 CUSHIM_ADAPTER_LIST(CHECK_PROTO)
 #undef CHECK_PROTO
+
+#endif /* CUSHIM_NO_ADAPTERS */
 
 void *cushim_adapter_for(unsigned i)
 {

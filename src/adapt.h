@@ -54,6 +54,14 @@ struct cushim_adapter {
 	X(cuStreamUpdateCaptureDependencies_v2_ptsz, cuStreamUpdateCaptureDependencies_ptsz,               \
 	  "dependencyData NULL or all zero", 0)
 
+#if CUSHIM_TOOLKIT_VERSION < 13000
+/* The rows name CUDA 13.0 variants: built against an older toolkit, cushim
+ * has no adapters (and exports none of those variants anyway). */
+#undef CUSHIM_ADAPTER_LIST
+#define CUSHIM_ADAPTER_LIST(X)
+#define CUSHIM_NO_ADAPTERS 1
+#endif
+
 extern const struct cushim_adapter cushim_adapters[] CUSHIM_HIDDEN;
 extern const int cushim_nadapters CUSHIM_HIDDEN;
 

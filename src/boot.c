@@ -247,7 +247,7 @@ static int find_driver(void)
 }
 
 /* ---- missing exports ---- */
-static CUresult missing_rc = CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER;
+static CUresult missing_rc = CUSHIM_NEWER_DRIVER;
 static unsigned char missing_logged[CUSHIM_NSYMS];
 static unsigned char missing_why[CUSHIM_NSYMS];
 enum { WHY_NEWER = 1, WHY_ABSENT, WHY_HIDDEN, WHY_SELF };

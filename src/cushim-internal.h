@@ -7,6 +7,10 @@
 #include "cushim-syms.h"
 
 #define CUSHIM_API __attribute__((visibility("default")))
+
+/* What a missing export returns: CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER, a
+ * code that toolkits before 12.8 do not define. */
+#define CUSHIM_NEWER_DRIVER ((CUresult)36)
 #define CUSHIM_HIDDEN __attribute__((visibility("hidden")))
 
 enum cushim_flavour { CUSHIM_LEGACY, CUSHIM_PTDS, CUSHIM_PTSZ };

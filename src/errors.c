@@ -1,6 +1,6 @@
 /* Names and descriptions of every CUresult the toolkit's cuda.h knows, so that
  * cuGetErrorName/cuGetErrorString still answer on a driver that predates a code
- * (an 11.4 driver does not know CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER). */
+ * (an 11.4 driver does not know CUSHIM_NEWER_DRIVER). */
 #include "cushim-internal.h"
 #include "enums.h"
 
@@ -13,15 +13,26 @@ static const struct cushim_enum_val *find(int code)
 	return NULL;
 }
 
+/* The code cushim itself returns, named even by a shim built against a
+ * toolkit older than the code (12.8). */
+static const struct cushim_enum_val newer_driver = {
+	36, "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER",
+	"This indicates that the API call requires a newer CUDA driver than the one currently installed."
+};
+
 const char *cushim_error_name(int code)
 {
 	const struct cushim_enum_val *v = find(code);
+	if (!v && code == 36)
+		v = &newer_driver;
 	return v ? v->name : NULL;
 }
 
 const char *cushim_error_string(int code)
 {
 	const struct cushim_enum_val *v = find(code);
+	if (!v && code == 36)
+		v = &newer_driver;
 	return v ? (v->doc[0] ? v->doc : v->name) : NULL;
 }
 
@@ -30,7 +41,7 @@ typedef CUresult (CUDAAPI *error_fn)(CUresult, const char **);
 static CUresult answer(unsigned idx, const char *(*own)(int), CUresult error, const char **str)
 {
 	error_fn real = (error_fn)cushim_real[idx];
-	CUresult r = real ? real(error, str) : CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER;
+	CUresult r = real ? real(error, str) : CUSHIM_NEWER_DRIVER;
 	const char *s;
 
 	if (r != CUDA_SUCCESS && str && (s = own((int)error)) != NULL) {

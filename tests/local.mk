@@ -7,4 +7,5 @@ include tests/gpu/local.mk
 include tests/cufuture/local.mk
 include tests/userbuffers/local.mk
 include tests/adapt/local.mk
+include tests/compat/local.mk
 include src/cli/local.mk

@@ -13,8 +13,9 @@ built from:
   cushim-syms.tsv the same rows as text, for the documentation and tools.
 
 The exported (ABI) name of a variant is derived from the header order: the
-oldest legacy variant is <base>, the next <base>_v2, and so on, anchored on
-cuda.h's '#define <base> <base>_vN' for the newest one; a per-thread variant
+oldest legacy variant is <base>, the next <base>_v2, and so on (anchored on
+cuda.h's '#define <base> <base>_vN' only where that N is above the count of
+typedefs, i.e. older variants were dropped); a per-thread variant
 takes the name of the newest legacy variant at or before its version plus
 _ptds or _ptsz.  Nothing here names a CUDA version.
 """
@@ -23,16 +24,16 @@ import os
 import re
 import sys
 
-TYPEDEF_HEADERS = [  # (file, needed)
-    ("cudaTypedefs.h", True),
-    ("cudaProfilerTypedefs.h", False),
-    ("cudaGLTypedefs.h", False),
-    ("cudaEGLTypedefs.h", False),
-    ("cudaVDPAUTypedefs.h", False),
+TYPEDEF_HEADERS = [  # (file, the header declaring its functions, needed)
+    ("cudaTypedefs.h", "cuda.h", True),
+    ("cudaProfilerTypedefs.h", "cudaProfiler.h", False),
+    ("cudaGLTypedefs.h", "cudaGL.h", False),
+    ("cudaEGLTypedefs.h", "cudaEGL.h", False),
+    ("cudaVDPAUTypedefs.h", "cudaVDPAU.h", False),
 ]
 
 PFN_RE = re.compile(
-    r"typedef\s+(?P<ret>[\w\s\*]+?)\s*\(\s*CUDAAPI\s*\*\s*PFN_(?P<base>\w+?)_v(?P<ver>\d+)"
+    r"typedef\s+(?P<ret>[\w\s\*]+?)\s*\(\s*CUDAAPI\s*\*\s*PFN_(?P<base>\w+?)(?:_v(?P<ver>\d+))?"
     r"(?P<fl>_ptds|_ptsz)?\s*\)\s*\((?P<params>.*)\)\s*;")
 FLAVOURS = {"": "CUSHIM_LEGACY", "_ptds": "CUSHIM_PTDS", "_ptsz": "CUSHIM_PTSZ"}
 
@@ -100,15 +101,18 @@ def parse_param(p, i):
     return ty, name
 
 
-def read_typedefs(incdir):
+def read_typedefs(incdir, cuda_version):
+    """Every PFN_ typedef.  A few headers (12.4) forgot the _v<version> of a
+    function's only variant: that one is taken to be the toolkit's own version,
+    the latest it can be, so that cushim never asks an older driver for it."""
     variants = {}  # base -> list of dict
     files = []
-    for fname, needed in TYPEDEF_HEADERS:
+    for fname, decls, needed in TYPEDEF_HEADERS:
         path = os.path.join(incdir, fname)
-        if not os.path.exists(path):
+        if not os.path.exists(path) or not os.path.exists(os.path.join(incdir, decls)):
             if needed:
                 die("%s not found: is %s a CUDA toolkit's include folder?" % (path, incdir))
-            continue
+            continue  # without its declarations (and types) the stubs could not compile
         files.append(fname)
         for line in active_lines(path):
             if "PFN_" not in line or "typedef" not in line:
@@ -123,8 +127,12 @@ def read_typedefs(incdir):
             if params in ([], ["void"]):
                 params = []
             variants.setdefault(m.group("base"), []).append({
-                "base": m.group("base"), "ver": int(m.group("ver")), "fl": m.group("fl") or "",
+                "base": m.group("base"), "ver": int(m.group("ver") or cuda_version), "fl": m.group("fl") or "",
+                "unversioned": m.group("ver") is None,
                 "params": [parse_param(p, i) for i, p in enumerate(params)], "header": fname})
+    for base, vs in variants.items():
+        if any(v["unversioned"] for v in vs) and len(vs) > 1:
+            vs[:] = [v for v in vs if not v["unversioned"]]  # an alias of a versioned one
     return variants, files
 
 
@@ -149,9 +157,12 @@ def name_variants(variants, latest):
     for base, vs in variants.items():
         legacy = sorted((v for v in vs if not v["fl"]), key=lambda v: v["ver"])
         n = len(legacy)
-        top = latest.get(base, n)  # ordinal of the newest legacy variant
-        if top < n:
-            die("cuda.h maps %s to _v%d but the typedefs list %d variants" % (base, top, n))
+        # Ordinals count from the oldest (base, _v2, _v3...).  cuda.h's
+        # '#define base base_vN' names the default variant, not always the
+        # newest (12.4 maps cuCtxCreate to _v2 beside _v3); only an N above
+        # the count means older variants are gone from the typedefs, and
+        # then the names are anchored on it.
+        top = max(latest.get(base, n), n)
         for i, v in enumerate(legacy):
             k = top - (n - 1 - i)
             v["name"] = base if k == 1 else "%s_v%d" % (base, k)
@@ -270,8 +281,8 @@ def main():
     ap.add_argument("--include", required=True, help="the CUDA toolkit's include folder")
     ap.add_argument("--outdir", required=True)
     a = ap.parse_args()
-    variants, files = read_typedefs(a.include)
     cuda_version, latest, cuda_h = read_cuda_h(a.include)
+    variants, files = read_typedefs(a.include, cuda_version)
     rows = name_variants(variants, latest)
     texts = cuda_h
     for extra in ("cudaProfiler.h", "cudaGL.h", "cudaEGL.h", "cudaVDPAU.h"):

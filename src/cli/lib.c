@@ -188,6 +188,7 @@ static const struct cli_adapter adapters[] = {
 #define ROW(name, older, condition, below) { #name, #older, condition, below },
 	CUSHIM_ADAPTER_LIST(ROW)
 #undef ROW
+	{ NULL, NULL, NULL, 0 } /* the end (and all there is, before a 13.0 toolkit) */
 };
 
 const struct cli_adapter *cli_adapter_for(int idx, int driver)
@@ -195,8 +196,7 @@ const struct cli_adapter *cli_adapter_for(int idx, int driver)
 	const char *off = getenv("CUSHIM_ADAPT");
 	if (idx < 0 || (off && strcmp(off, "0") == 0))
 		return NULL;
-	for (size_t k = 0; k < sizeof adapters / sizeof *adapters; k++) {
-		const struct cli_adapter *a = &adapters[k];
+	for (const struct cli_adapter *a = adapters; a->name; a++) {
 		int j = cushim_lookup_index(a->older);
 		if (strcmp(a->name, cushim_syms[idx].name) != 0 || j < 0 || cushim_syms[j].version > driver)
 			continue;

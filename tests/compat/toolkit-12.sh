@@ -1,0 +1,39 @@
+#!/bin/sh
+# The generator does not hard-code CUDA 13.0: built against the CUDA 12.4
+# headers (NVIDIA's nvidia-cuda-runtime-cu12 wheel, fetched from PyPI), cushim
+# exports exactly what those headers declare, every stub compiles against
+# 12.4's own cuda.h, and every name it derives is one the real driver 580
+# exports (tests/oracle): the naming rule holds for another toolkit too.
+# Skips (77) when the wheel cannot be fetched.
+: "${top_srcdir:?}" "${top_builddir:?}"
+T=$(mktemp -d "${TMPDIR:-/tmp}/cushim-cu12.XXXXXX") || exit 99
+trap 'rm -rf "$T"' EXIT
+wheel=nvidia-cuda-runtime-cu12==12.4.127
+if ! timeout 120 "${PYTHON:-python3}" -m pip download -q --no-deps --only-binary=:all: -d "$T" "$wheel" >"$T/pip.log" 2>&1; then
+	echo "toolkit-12: cannot fetch $wheel from PyPI; skipping"; cat "$T/pip.log"; exit 77
+fi
+(cd "$T" && "${PYTHON:-python3}" -m zipfile -e ./*.whl x) || exit 99
+inc=$T/x/nvidia/cuda_runtime
+grep -q '#define CUDA_VERSION 12040' "$inc/include/cuda.h" || { echo "not the 12.4 headers"; exit 99; }
+mkdir "$T/b" && cd "$T/b" || exit 99
+"$top_srcdir/configure" -q --with-cuda="$inc" NVCC= >"$T/configure.log" 2>&1 || { cat "$T/configure.log"; exit 1; }
+{ make src/gen.stamp && make -j2 libcushim.la cushim; } >"$T/make.log" 2>&1 || { tail -30 "$T/make.log"; exit 1; }
+fail=0
+declared=$(grep -vc '^#' src/cushim-syms.tsv)
+exported=$(nm -D --defined-only .libs/libcushim.so | awk '$3 ~ /^cu/ && $3 !~ /^cushim_/ { print $3 }' | sort)
+# every function-pointer typedef (some of 12.4's lack their _v<version>)
+typedefs=$(cat "$inc/include/cudaTypedefs.h" "$inc/include/cudaGLTypedefs.h" "$inc/include/cudaEGLTypedefs.h" \
+	"$inc/include/cudaVDPAUTypedefs.h" | grep -c '^ *typedef CUresult *( *CUDAAPI \*PFN_cu')
+n=$(echo "$exported" | wc -l)
+echo "toolkit-12: CUDA 12.4 headers declare $typedefs variants (the profiler's need cudaProfiler.h, absent from the wheel); cushim exports $n"
+# the Windows-only cuWGLGetDevice is one of the typedefs
+[ "$n" -eq $((typedefs - 1)) ] && [ "$n" -eq "$declared" ] || { echo "FAIL: $n exports for $typedefs typedefs"; fail=1; }
+for name in $exported; do
+	grep -qx "$name" "$top_srcdir/tests/oracle/libcuda-580.159.04-exports.txt" ||
+		{ [ "$name" = cuEventCreateFromEGLSync ] || { echo "FAIL: $name is not a name the real driver exports"; fail=1; }; }
+done
+echo "$exported" | grep -qx cuCtxCreate_v3 || { echo "FAIL: no cuCtxCreate_v3"; fail=1; }
+echo "$exported" | grep -qx cuCtxCreate_v4 && { echo "FAIL: cuCtxCreate_v4 is 12.5, not in 12.4"; fail=1; }
+./cushim symbols --since 12.4 | grep -q '^cuGreenCtxCreate ' || { echo "FAIL: cushim symbols lacks 12.4's cuGreenCtxCreate"; fail=1; }
+[ $fail = 0 ] && echo "toolkit-12: every export is a real driver name, none beyond 12.4"
+exit $fail
