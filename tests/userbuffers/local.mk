@@ -3,7 +3,11 @@
 # time); their kernels are built by nvcc into a fatbin, embedded as a C array
 # and loaded with cuModuleLoadData. userbuffers.sh runs the cases plain and
 # under the shim; without nvcc nothing is built and it skips.
+# With MPI (configure found mpicc: HAVE_MPI), ub-mpi.c is compiled by $(MPICC)
+# and both programs are linked by it, so that under mpirun the ranks bootstrap
+# through MPI; the rest of the sample is compiled by $(CC) as without MPI.
 EXTRA_DIST += tests/userbuffers/userbuffers.sh tests/userbuffers/ub-bench.sh \
+	tests/userbuffers/ub-mpi.c \
 	tests/userbuffers/ub-kernels.cu tests/userbuffers/README.md
 TESTS += tests/userbuffers/userbuffers.sh
 if HAVE_NVCC
@@ -15,6 +19,25 @@ if ENABLE_MULTICAST
 UB_CPPFLAGS += -DUB_MULTICAST
 endif
 UB_LIBS = -lcuda -lpthread
+if HAVE_MPI
+UB_CPPFLAGS += -DUB_MPI
+UB_MPI_OBJ = tests/userbuffers/ub-mpi.$(OBJEXT)
+$(UB_MPI_OBJ): $(srcdir)/tests/userbuffers/ub-mpi.c $(srcdir)/tests/userbuffers/ub.h $(srcdir)/tests/userbuffers/ub-layout.h $(BUILT_SOURCES)
+	$(AM_V_CC)$(MKDIR_P) tests/userbuffers && \
+	$(MPICC) $(DEFS) $(DEFAULT_INCLUDES) $(UB_CPPFLAGS) $(CPPFLAGS) $(AM_CFLAGS) $(CFLAGS) -c -o $@ $(srcdir)/tests/userbuffers/ub-mpi.c
+CLEANFILES += $(UB_MPI_OBJ)
+UB_LIBS += $(UB_MPI_OBJ)
+EXTRA_tests_userbuffers_ub_test_DEPENDENCIES = $(UB_MPI_OBJ)
+EXTRA_tests_userbuffers_ub_bench_DEPENDENCIES = $(UB_MPI_OBJ)
+UB_CCLD = $(MPICC)
+else
+UB_CCLD = $(CCLD)
+endif
+# Linked by mpicc with MPI, else as Automake links them (libtool, $(CCLD)).
+tests_userbuffers_ub_test_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) --mode=link \
+	$(UB_CCLD) $(AM_CFLAGS) $(CFLAGS) $(tests_userbuffers_ub_test_LDFLAGS) $(LDFLAGS) -o $@
+tests_userbuffers_ub_bench_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) --mode=link \
+	$(UB_CCLD) $(AM_CFLAGS) $(CFLAGS) $(tests_userbuffers_ub_bench_LDFLAGS) $(LDFLAGS) -o $@
 tests_userbuffers_ub_test_SOURCES = tests/userbuffers/ub-test.c $(UB_COMMON)
 nodist_tests_userbuffers_ub_test_SOURCES = tests/userbuffers/ub-kernels-fatbin.c
 tests_userbuffers_ub_test_CPPFLAGS = $(UB_CPPFLAGS)

@@ -160,11 +160,17 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	int rank = 0, mpi = ub_boot_init(&o.n, &rank); /* under mpirun: the world's size */
+	if (mpi < 0)
+		return 1;
 	if (o.n < 2 || o.n > UB_MAX_RANKS || o.min < 16 * (size_t)o.n || o.max < o.min || o.min % (16 * (size_t)o.n)) {
+		ub_boot_fini();
 		fprintf(stderr, "ub-bench: sizes must be multiples of 16*ranks and ranks 2..%d\n", UB_MAX_RANKS);
 		return 1;
 	}
 	int rc = ub_launch(o.n, bench_rank, &o, 540);
+	if (rank != 0)
+		return rc;
 	printf("ub-bench: %s shim=%s\n", rc == 0 ? "done" : rc == 77 ? "SKIP" : "FAIL", o.shim);
 	return rc;
 }

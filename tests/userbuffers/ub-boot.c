@@ -1,7 +1,10 @@
 /* Ranks and bootstrap: the launcher forks N ranks and serves allgather and
  * barrier over an abstract-namespace SOCK_SEQPACKET hub; file descriptors move
  * between ranks as SCM_RIGHTS over abstract SOCK_DGRAM sockets, as in TE's
- * ipcsocket.cc, but named with a per-job nonce so that two jobs never collide. */
+ * ipcsocket.cc, but named with a per-job nonce so that two jobs never collide.
+ * Started by mpirun and built with MPI (UB_MPI), each process is one rank and
+ * allgather/barrier go through MPI instead (ub-mpi.c); the fds still travel over
+ * the abstract sockets, named with a nonce that rank 0 broadcasts. */
 #include "ub.h"
 #include <dirent.h>
 #include <errno.h>
@@ -59,6 +62,10 @@ static int send_all(int fd, const void *p, size_t len)
 
 int ub_allgather(struct ub_boot *b, const void *local, size_t lbytes, void *global)
 {
+#ifdef UB_MPI
+	if (b->mpi)
+		return ub_mpi_allgather(b, local, lbytes, global);
+#endif
 	size_t want = lbytes * (size_t)b->n;
 	char *msg = malloc(lbytes + 8);
 	ssize_t k;
@@ -84,6 +91,10 @@ int ub_allgather(struct ub_boot *b, const void *local, size_t lbytes, void *glob
 int ub_barrier(struct ub_boot *b)
 {
 	char one = 1, all[UB_MAX_RANKS];
+#ifdef UB_MPI
+	if (b->mpi)
+		return ub_mpi_barrier(b);
+#endif
 	return ub_allgather(b, &one, 1, all);
 }
 
@@ -200,6 +211,77 @@ int ub_count_fds(void)
 		n++;
 	closedir(d);
 	return n - 3; /* ".", ".." and the directory's own descriptor */
+}
+
+/* ---- mpirun ---- */
+const char *ub_mpirun_env(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK" };
+
+	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+		if (getenv(vars[i]))
+			return vars[i];
+	return NULL;
+}
+
+const char *ub_mpi_built(void)
+{
+#ifdef UB_MPI
+	return "yes";
+#else
+	return "no";
+#endif
+}
+
+#ifdef UB_MPI
+static int job_mpi; /* 1 while MPI is initialised */
+static int job_n, job_rank;
+#endif
+
+int ub_boot_init(int *n, int *rank)
+{
+	const char *var = ub_mpirun_env();
+
+	if (!var)
+		return 0;
+#ifdef UB_MPI
+	if (!job_mpi) {
+		if (ub_mpi_init(&job_n, &job_rank) != 0)
+			return -1;
+		job_mpi = 1;
+	}
+	*n = job_n;
+	*rank = job_rank;
+	return 1;
+#else
+	(void)n;
+	(void)rank;
+	fprintf(stderr,
+		"[ub] started by mpirun (%s is set), but this program was built without MPI support\n"
+		"[ub] (configure found no mpicc; reconfigure --with-mpi). Refusing to run as independent jobs:\n"
+		"[ub] run it without mpirun (its own launcher forks the ranks: --ranks N) or rebuild with MPI.\n",
+		var);
+	return -1;
+#endif
+}
+
+void ub_boot_fini(void)
+{
+#ifdef UB_MPI
+	if (job_mpi) {
+		ub_mpi_fini();
+		job_mpi = 0;
+	}
+#endif
+}
+
+static unsigned long long new_nonce(void)
+{
+	unsigned long long nonce;
+
+	if (getrandom(&nonce, sizeof nonce, 0) != sizeof nonce)
+		nonce = (unsigned long long)getpid() << 32 ^ (unsigned long long)time(NULL);
+	return nonce;
 }
 
 /* ---- the launcher ---- */
@@ -323,10 +405,31 @@ int ub_launch(int n, ub_rank_fn fn, void *arg, int job_timeout_s)
 	int lst, status = 0, npass = 0, nskip = 0, served;
 	double deadline = now_s() + job_timeout_s;
 
+	if (ub_mpirun_env()) {
+		int k = ub_boot_init(&b.n, &b.rank);
+		if (k < 0)
+			return 1;
+#ifdef UB_MPI
+		/* One rank per process: no hub, no fork; the nonce is rank 0's. */
+		int rc;
+		b.mpi = 1;
+		b.hub = -1;
+		b.nonce = b.rank == 0 ? new_nonce() : 0;
+		if (b.n < 1 || b.n > UB_MAX_RANKS || ub_mpi_bcast_nonce(&b.nonce) != 0) {
+			if (b.rank == 0)
+				fprintf(stderr, "[ub mpi] %d ranks (1..%d allowed) or MPI_Bcast failed\n", b.n, UB_MAX_RANKS);
+			ub_boot_fini();
+			return 1;
+		}
+		snprintf(b.prefix, sizeof b.prefix, "cushim-ub-%016llx", b.nonce);
+		rc = ub_mpi_run(&b, fn, arg, job_timeout_s);
+		ub_boot_fini();
+		return rc;
+#endif
+	}
 	if (n < 1 || n > UB_MAX_RANKS)
 		return 1;
-	if (getrandom(&b.nonce, sizeof b.nonce, 0) != sizeof b.nonce)
-		b.nonce = (unsigned long long)getpid() << 32 ^ (unsigned long long)time(NULL);
+	b.nonce = new_nonce();
 	snprintf(b.prefix, sizeof b.prefix, "cushim-ub-%016llx", b.nonce);
 	alen = abstract_addr(&a, b.prefix, "hub", 0);
 	lst = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);

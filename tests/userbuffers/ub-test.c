@@ -1,6 +1,8 @@
 /* ub-test: the Userbuffers sample's test driver. The launcher forks N ranks
  * (several may share a GPU); each registers buffers as TE does and runs the
  * collectives on integer-valued bf16/fp16 data, checking results exactly.
+ * Under mpirun (built with MPI) each process is one rank and --ranks is the
+ * world size; built without MPI, it refuses to run under mpirun.
  * Exit: 0 pass, 1 fail, 77 skip (no GPU, no VMM or fd handles, too few GPUs;
  * with CUSHIM_TEST_REQUIRE_GPU=1 a missing GPU fails instead). */
 #include "ub.h"
@@ -356,7 +358,7 @@ int main(int argc, char **argv)
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define ARG(name) (strcmp(a, name) == 0 && v && ++i)
 		if (strcmp(a, "--features") == 0) {
-			printf("multicast=%s mpi=no\n", ub_mc_built());
+			printf("multicast=%s mpi=%s\n", ub_mc_built(), ub_mpi_built());
 			return 0;
 		} else if (strcmp(a, "--multicast") == 0)
 			o.multicast = 1;
@@ -393,17 +395,25 @@ int main(int argc, char **argv)
 			usage();
 #undef ARG
 	}
+	/* Under mpirun: the world's size and this process's rank (or a refusal). */
+	int rank = 0, mpi = ub_boot_init(&o.n, &rank);
+	if (mpi < 0)
+		return 1;
 	/* TE's limits: 2..32 ranks, 2-byte elements in whole 16-byte lines. */
 	if (o.n < 2 || o.n > UB_MAX_RANKS || o.gpus < 1 || o.gpus > o.n || o.iters < 1 || o.cycles < 1 ||
-	    o.elems < 64 || o.elems % 8 || o.timeout <= 0)
+	    o.elems < 64 || o.elems % 8 || o.timeout <= 0) {
+		ub_boot_fini();
 		usage();
+	}
 	if (o.withhold < 0)
 		o.withhold = o.n - 1;
 	if (strcmp(o.mode, "timeout") == 0 && o.job_timeout < (int)(o.timeout * 4) + 30)
 		o.job_timeout = (int)(o.timeout * 4) + 30; /* the job must outlive the expected timeouts */
 	int rc = ub_launch(o.n, rank_main, &o, o.job_timeout);
-	printf("ub-test: %s mode=%s ranks=%d gpus=%d dtype=%s iters=%d route=%s%s\n",
+	if (rank != 0) /* under mpirun every process has the job's status; rank 0 reports it */
+		return rc;
+	printf("ub-test: %s mode=%s ranks=%d gpus=%d dtype=%s iters=%d route=%s%s%s\n",
 	       rc == 0 ? "PASS" : rc == 77 ? "SKIP" : "FAIL", o.mode, o.n, o.gpus, o.dtype == UB_BF16 ? "bf16" : "fp16",
-	       o.iters, o.route, o.multicast ? " multicast-requested" : "");
+	       o.iters, o.route, o.multicast ? " multicast-requested" : "", mpi ? " bootstrap=mpi" : "");
 	return rc;
 }

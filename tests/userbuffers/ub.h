@@ -9,13 +9,30 @@
 /* ---- bootstrap (ub-boot.c) ---- */
 struct ub_boot {
 	int rank, n;
-	int hub;                 /* SOCK_SEQPACKET connection to the launcher's hub */
+	int hub;                 /* SOCK_SEQPACKET connection to the launcher's hub (-1 under MPI) */
+	int mpi;                 /* 1: started by mpirun; allgather and barrier through MPI */
 	unsigned long long nonce;
 	char prefix[64];         /* "cushim-ub-<nonce>": the abstract socket names */
 };
 typedef int (*ub_rank_fn)(struct ub_boot *b, void *arg);
+/* The variable that says this process was started by mpirun (OMPI_COMM_WORLD_SIZE,
+ * PMI_SIZE or PMIX_RANK), or NULL. */
+const char *ub_mpirun_env(void);
+/* "yes" when built with MPI (configure found mpicc), else "no". */
+const char *ub_mpi_built(void);
+/* Call after parsing the options, before ub_launch. Not under mpirun: 0 (ub_launch
+ * forks the ranks). Under mpirun, built with MPI: MPI_Init, *n and *rank from
+ * MPI_COMM_WORLD, 1 (ub_launch runs this process as that one rank). Under mpirun
+ * without MPI: says so on stderr and returns -1; the caller exits non-zero rather
+ * than run N independent jobs. */
+int ub_boot_init(int *n, int *rank);
+/* MPI_Finalize if ub_boot_init called MPI_Init and ub_launch has not finalised yet. */
+void ub_boot_fini(void);
 /* Fork n ranks running fn; serve allgather/barrier; return the job's status
- * (0 all passed, 77 all skipped, 1 otherwise). job_timeout_s bounds the job. */
+ * (0 all passed, 77 all skipped, 1 otherwise). job_timeout_s bounds the job.
+ * Under mpirun (ub_boot_init returned 1) this process is one rank: the nonce comes
+ * from rank 0 by MPI_Bcast, every process returns the job's status, and MPI is
+ * finalised on return. */
 int ub_launch(int n, ub_rank_fn fn, void *arg, int job_timeout_s);
 int ub_allgather(struct ub_boot *b, const void *local, size_t lbytes, void *global);
 int ub_barrier(struct ub_boot *b);
@@ -25,6 +42,15 @@ int ub_fd_send(struct ub_boot *b, int sock, int peer, const int *fds, int nfds);
 /* Receives up to max fds (close-on-exec); returns how many, -1 on error or timeout. */
 int ub_fd_recv(struct ub_boot *b, int sock, int *fds, int max, int *from, int timeout_ms);
 int ub_count_fds(void);
+#ifdef UB_MPI
+/* ub-mpi.c, compiled with mpicc: the MPI side of the bootstrap. */
+int ub_mpi_init(int *n, int *rank);
+int ub_mpi_bcast_nonce(unsigned long long *nonce);
+int ub_mpi_run(struct ub_boot *b, ub_rank_fn fn, void *arg, int job_timeout_s);
+int ub_mpi_allgather(struct ub_boot *b, const void *local, size_t lbytes, void *global);
+int ub_mpi_barrier(struct ub_boot *b);
+void ub_mpi_fini(void);
+#endif
 void ub_log(struct ub_boot *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- driver side (ub-comm.c) ---- */

@@ -29,15 +29,35 @@ result() { # NAME OK|FAIL|SKIP [why]
 	*) fail=$((fail + 1)); fail_names="$fail_names $1"; note "FAIL: $1${3:+ ($3)}" ;;
 	esac
 }
-# run1 NAME WANT_RC plain|shim ARGS...: one run; output in $tmp/NAME.out
+# run_mpi plain|shim ARGS...: ub-test under mpirun, $UB_NP ranks; under the shim
+# only the ranks preload it (passed with -x), not mpirun itself.
+run_mpi() {
+	m_how=$1
+	shift
+	set -- "$UB" "$@"
+	case $mpi_kind in
+	openmpi)
+		set -- -x CUSHIM_HIDE -x CUSHIM_LOG -x CUSHIM_LOG_FILE -x UB_TIMEOUT -x UB_JOB_TIMEOUT \
+			-x NCCL_NVLS_ENABLE ${CUSHIM_TEST_REQUIRE_GPU:+-x CUSHIM_TEST_REQUIRE_GPU} \
+			${LD_LIBRARY_PATH:+-x LD_LIBRARY_PATH} "$@"
+		[ "$m_how" = shim ] && set -- -x LD_PRELOAD="$SHIM${LD_PRELOAD:+:$LD_PRELOAD}" "$@"
+		set -- --allow-run-as-root --oversubscribe -np "$UB_NP" "$@" ;;
+	*) # MPICH's hydra passes the whole environment
+		[ "$m_how" = shim ] && set -- -genv LD_PRELOAD "$SHIM${LD_PRELOAD:+:$LD_PRELOAD}" "$@"
+		set -- -np "$UB_NP" "$@" ;;
+	esac
+	$mpi_timeout "$MPIRUN" "$@"
+}
+# run1 NAME WANT_RC plain|shim|mpi-plain|mpi-shim ARGS...: one run; output in $tmp/NAME.out
 run1() {
 	r_name=$1 r_want=$2 r_how=$3
 	shift 3
-	if [ "$r_how" = shim ]; then
-		run_shimmed "$UB" "$@" >"$tmp/$r_name.out" 2>&1
-	else
-		"$UB" "$@" >"$tmp/$r_name.out" 2>&1
-	fi
+	case $r_how in
+	shim) run_shimmed "$UB" "$@" >"$tmp/$r_name.out" 2>&1 ;;
+	mpi-plain) run_mpi plain "$@" >"$tmp/$r_name.out" 2>&1 ;;
+	mpi-shim) run_mpi shim "$@" >"$tmp/$r_name.out" 2>&1 ;;
+	*) "$UB" "$@" >"$tmp/$r_name.out" 2>&1 ;;
+	esac
 	rc=$?
 	sed "s/^/    /" "$tmp/$r_name.out"
 	if [ $rc -eq 77 ] && [ "$r_want" != 77 ]; then
@@ -51,12 +71,14 @@ run1() {
 	return 0
 }
 # both NAME ARGS...: plain, then under the shim; the "ok" lines must agree.
-both() {
-	name=$1
-	shift
-	run1 "$name.plain" 0 plain "$@" && result "$name.plain" OK
+both() { pair plain shim "$@"; }
+# pair PLAIN_HOW SHIM_HOW NAME ARGS...: the same, run as run1's HOWs say.
+pair() {
+	how_plain=$1 how_shim=$2 name=$3
+	shift 3
+	run1 "$name.plain" 0 "$how_plain" "$@" && result "$name.plain" OK
 	r1=$?
-	run1 "$name.shim" 0 shim "$@" && result "$name.shim" OK
+	run1 "$name.shim" 0 "$how_shim" "$@" && result "$name.shim" OK
 	r2=$?
 	if [ $r1 -eq 2 ] || [ $r2 -eq 2 ]; then
 		result "$name.same-results" SKIP "a run skipped"
@@ -136,6 +158,48 @@ wait $pid_a
 rc_a=$?
 sed "s/^/    /" "$tmp/twojobs.a.out" "$tmp/twojobs.b.out"
 if [ $rc_a -eq 0 ] && [ $rc_b -eq 0 ]; then result two-jobs-at-once OK; else result two-jobs-at-once FAIL "exits $rc_a and $rc_b"; fi
+
+# Started by mpirun: a build with MPI bootstraps through MPI (MPI_Allgather,
+# MPI_Barrier, the nonce by MPI_Bcast; fds still over the abstract sockets) and
+# must report what the forking launcher reports; a build without MPI must refuse.
+MPIRUN=${MPIRUN:-mpirun}
+mpi_timeout=
+command -v timeout >/dev/null 2>&1 && mpi_timeout="timeout $((UB_JOB_TIMEOUT + 60))"
+mpi_kind=
+if command -v "$MPIRUN" >/dev/null 2>&1; then
+	case $("$MPIRUN" --version 2>&1) in
+	*"Open MPI"* | *OpenRTE* | *"Open RTE"*) mpi_kind=openmpi ;;
+	*) mpi_kind=other ;;
+	esac
+	note "userbuffers: $MPIRUN: $("$MPIRUN" --version 2>&1 | head -1)"
+fi
+case "$features" in
+*mpi=yes*)
+	if [ -n "$mpi_kind" ]; then
+		UB_NP=2 pair mpi-plain mpi-shim mpirun.ag-rs-ring.n2 --dtype bf16 --route proc --iters 3
+		for f in plain shim; do
+			grep -q 'bootstrap=mpi' "$tmp/mpirun.ag-rs-ring.n2.$f.out" ||
+				result "mpirun.ag-rs-ring.n2.$f.bootstrap" FAIL "ub-test did not report bootstrap=mpi"
+		done
+		UB_NP=4 pair mpi-plain mpi-shim mpirun.memmap.n4 --mode memmap
+	else
+		result mpirun.cases SKIP "built with MPI, but no $MPIRUN on PATH"
+	fi ;;
+*)
+	result mpirun.cases SKIP "ub-test built without MPI (configure found no mpicc)"
+	# Under mpirun's variables it must refuse, not run N independent jobs.
+	for v in OMPI_COMM_WORLD_SIZE PMI_SIZE PMIX_RANK; do
+		env "$v=2" "$UB" --ranks 2 --mode ag --cycles 1 >"$tmp/mpirun-refuses.$v.out" 2>&1
+		rc=$?
+		sed "s/^/    /" "$tmp/mpirun-refuses.$v.out"
+		if [ $rc -ne 0 ] && [ $rc -ne 77 ] && grep -q 'built without MPI' "$tmp/mpirun-refuses.$v.out" &&
+			! grep -q '\] ok' "$tmp/mpirun-refuses.$v.out"; then
+			result "mpirun-refuses.$v" OK
+		else
+			result "mpirun-refuses.$v" FAIL "exit $rc, or no refusal message"
+		fi
+	done ;;
+esac
 
 # Several GPUs: ranks spread over two of them.
 if [ "$NGPUS" -ge 2 ]; then
