@@ -264,18 +264,21 @@ void *cushim_impl[CUSHIM_NSYMS];
 static void report_missing(unsigned i)
 {
 	const struct cushim_sym *s = &cushim_syms[i];
-	char need[16], have[16];
+	char need[16], have[32];
 	const char *rc = cushim_error_name(missing_rc);
 
 	if (__atomic_exchange_n(&missing_logged[i], 1, __ATOMIC_RELAXED))
 		return;
 	if (missing_rc == CUDA_ERROR_NO_DEVICE)
 		return; /* the bootstrap said once why nothing works */
+	if (cushim_state.driver_version)
+		snprintf(have, sizeof have, "CUDA %s", cushim_format_version(cushim_state.driver_version, need));
+	else
+		snprintf(have, sizeof have, "of unknown version");
 	cushim_format_version(s->version, need);
-	cushim_format_version(cushim_state.driver_version, have);
 	switch (missing_why[i]) {
 	case WHY_NEWER:
-		cushim_log(CUSHIM_LOG_WARN, "%s needs a CUDA %s driver; this driver is CUDA %s (returning %s)",
+		cushim_log(CUSHIM_LOG_WARN, "%s needs a CUDA %s driver; this driver is %s (returning %s)",
 			   s->name, need, have, rc);
 		break;
 	case WHY_HIDDEN:
@@ -286,7 +289,7 @@ static void report_missing(unsigned i)
 			   s->name, rc);
 		break;
 	default:
-		cushim_log(CUSHIM_LOG_WARN, "%s (CUDA %s) is not provided by this driver (CUDA %s) (returning %s)",
+		cushim_log(CUSHIM_LOG_WARN, "%s (CUDA %s) is not provided by this driver (%s) (returning %s)",
 			   s->name, need, have, rc);
 	}
 }
@@ -513,8 +516,12 @@ static int real_driver_version(void)
 	int v = 0;
 	CUresult rc;
 
-	if (lookup("cuDriverGetVersion", 2020, 0, &p) != FOUND || inside_self(p)) {
-		cushim_log(CUSHIM_LOG_WARN, "cannot find cuDriverGetVersion through %s", cushim_state.via);
+	enum found f = lookup("cuDriverGetVersion", 2020, 0, &p);
+	if (f != FOUND || inside_self(p)) {
+		static const char *const what[] = { "", "not found", "its version not sufficient",
+						    "an error" };
+		cushim_log(CUSHIM_LOG_WARN, "cannot find cuDriverGetVersion through %s (%s); the driver's version "
+			   "is unknown", cushim_state.via, f == FOUND ? "a pointer into cushim itself" : what[f]);
 		return 0;
 	}
 	driver_get_version = p;
@@ -568,6 +575,8 @@ static void bootstrap(void)
 	}
 	cushim_state.driver_version = effective == INT_MAX ? 0 : effective;
 
+	int nself = 0;
+	const char *first_self = NULL;
 	for (unsigned i = 0; i < CUSHIM_NSYMS; i++) {
 		const struct cushim_sym *s = &cushim_syms[i];
 		void *p = NULL;
@@ -583,8 +592,8 @@ static void bootstrap(void)
 			missing_why[i] = WHY_ABSENT;
 		} else if (inside_self(p)) {
 			missing_why[i] = WHY_SELF;
-			cushim_log(CUSHIM_LOG_WARN, "%s through %s points into cushim itself (is cushim installed as "
-				   "libcuda.so.1?); treating it as missing", s->name, cushim_state.via);
+			if (!nself++)
+				first_self = s->name;
 		} else {
 found:
 			cushim_real[i] = cushim_impl[i] = p;
@@ -594,6 +603,9 @@ found:
 		cushim_state.missing++;
 	}
 
+	if (nself)
+		cushim_log(CUSHIM_LOG_WARN, "%d exports through %s point into cushim itself (first: %s; is cushim "
+			   "installed as libcuda.so.1?); treating them as missing", nself, cushim_state.via, first_self);
 	clock_gettime(CLOCK_MONOTONIC, &t2);
 	cushim_state.find_ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
 	cushim_state.resolve_ns = (uint64_t)((t2.tv_sec - t1.tv_sec) * 1000000000LL + (t2.tv_nsec - t1.tv_nsec));
@@ -627,15 +639,19 @@ found:
 
 static void run_bootstrap(void)
 {
+	/* Set before taking the lock: a signal handler on this thread that makes
+	 * a first driver call must not wait on a lock its own thread holds. */
+	in_boot = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	pthread_mutex_lock(&boot_lock);
 	if (!__atomic_load_n(&boot_done, __ATOMIC_ACQUIRE)) {
-		in_boot = 1;
 		bootstrap();
-		in_boot = 0;
 		cushim_state.booted = 1;
 		__atomic_store_n(&boot_done, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&boot_lock);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	in_boot = 0;
 }
 
 static CUresult reentered(void)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -31,9 +32,15 @@ __thread struct cushim_counters *cushim_my_counters __attribute__((tls_model("in
 
 #define counters cushim_counters
 
+/* A thread's buffer and counters, one mapping each.  Buffers are never
+ * freed: a thread that exits hands its buffer back (free = 1) for the next
+ * new thread, so the list only grows by head insertion with a
+ * compare-and-swap, and a signal handler making a thread's first traced call
+ * allocates nothing with malloc and takes no lock. */
 struct tbuf {
 	struct tbuf *next;
 	int busy;          /* taken by the owner while it writes, or by a flusher */
+	int free;          /* its thread has exited: the next new thread may take it */
 	int tid;
 	size_t len;
 	struct counters *cnt;
@@ -105,55 +112,74 @@ static void flush_locked(struct tbuf *b)
 	b->len = 0;
 }
 
+static void fold_counters(struct tbuf *b)
+{
+	if (!b->cnt)
+		return;
+	for (unsigned i = 0; i < CUSHIM_NSYMS; i++) {
+		struct counters *c = &b->cnt[i], *r = &retired[i];
+		r->calls += c->calls, r->errors += c->errors, r->ticks += c->ticks;
+		if (c->max > r->max)
+			r->max = c->max;
+	}
+	memset(b->cnt, 0, CUSHIM_NSYMS * sizeof *b->cnt);
+}
+
+/* Thread exit: flush, count what it counted, and free the buffer for reuse. */
 static void tbuf_retire(void *p)
 {
-	struct tbuf *b = p, **pp;
+	struct tbuf *b = p;
 
+	my_tbuf = NULL;
+	cushim_my_counters = NULL;
+	tbuf_failed = 1; /* a destructor after this one traces straight to the log */
 	pthread_mutex_lock(&list_lock);
 	while (__atomic_exchange_n(&b->busy, 1, __ATOMIC_ACQUIRE))
 		;
 	flush_locked(b);
-	if (b->cnt)
-		for (unsigned i = 0; i < CUSHIM_NSYMS; i++) {
-			struct counters *c = &b->cnt[i], *r = &retired[i];
-			r->calls += c->calls, r->errors += c->errors, r->ticks += c->ticks;
-			if (c->max > r->max)
-				r->max = c->max;
-		}
-	for (pp = &buffers; *pp; pp = &(*pp)->next)
-		if (*pp == b) {
-			*pp = b->next;
-			break;
-		}
+	fold_counters(b);
+	__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&b->free, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&list_lock);
-	my_tbuf = NULL;
-	cushim_my_counters = NULL;
-	free(b->cnt);
-	free(b);
 }
 
+static struct tbuf *new_tbuf(void)
+{
+	size_t size = sizeof(struct tbuf);
+	size_t csize = cushim_conf.summary ? CUSHIM_NSYMS * sizeof(struct counters) : 0;
+	struct tbuf *b = mmap(NULL, size + csize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (b == MAP_FAILED)
+		return NULL;
+	if (csize)
+		b->cnt = (struct counters *)(void *)((char *)b + size);
+	b->next = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE);
+	while (!__atomic_compare_exchange_n(&buffers, &b->next, b, 1, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+		;
+	return b;
+}
+
+/* This thread's buffer: a freed one if there is one, else a new mapping.
+ * Safe in a signal handler: no malloc, no lock. */
 static struct tbuf *get_tbuf(void)
 {
 	struct tbuf *b = my_tbuf;
 	if (b || tbuf_failed)
 		return b;
-	b = calloc(1, sizeof *b);
-	if (b && cushim_conf.summary && !(b->cnt = calloc(CUSHIM_NSYMS, sizeof *b->cnt))) {
-		free(b);
-		b = NULL;
+	tbuf_failed = 1; /* a handler interrupting us writes its line directly */
+	for (b = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE); b; b = b->next) {
+		int one = 1;
+		if (__atomic_load_n(&b->free, __ATOMIC_RELAXED) &&
+		    __atomic_compare_exchange_n(&b->free, &one, 0, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			break;
 	}
-	if (!b) {
-		tbuf_failed = 1;
-		return NULL;
-	}
+	if (!b && !(b = new_tbuf()))
+		return NULL; /* tbuf_failed stays set: lines go straight to the log */
 	b->tid = (int)syscall(SYS_gettid);
-	pthread_mutex_lock(&list_lock);
-	b->next = buffers;
-	buffers = b;
-	pthread_mutex_unlock(&list_lock);
 	pthread_setspecific(tbuf_key, b);
 	my_tbuf = b;
 	cushim_my_counters = b->cnt;
+	tbuf_failed = 0;
 	return b;
 }
 
@@ -389,23 +415,17 @@ void cushim_trace_postfork(int child)
 	if (!cushim_tracing)
 		return;
 	if (child) {
-		/* Only this thread lives on: the others' buffers are empty and theirs
-		 * no longer; their counts belong to the parent. */
-		struct tbuf *b = buffers, *keep = NULL;
-		while (b) {
-			struct tbuf *next = b->next;
-			if (b == my_tbuf) {
-				keep = b;
-				b->next = NULL;
-				if (b->cnt)
-					memset(b->cnt, 0, CUSHIM_NSYMS * sizeof *b->cnt);
-			}
-			b = next; /* the dead threads' buffers are leaked, not freed: they may be mid-use */
+		/* Only this thread lives on: the others' buffers are empty (flushed in
+		 * prefork) and free for reuse; what they counted is the parent's. */
+		for (struct tbuf *b = buffers; b; b = b->next) {
+			if (b->cnt)
+				memset(b->cnt, 0, CUSHIM_NSYMS * sizeof *b->cnt);
+			if (b != my_tbuf)
+				b->free = 1;
 		}
-		buffers = keep;
 		memset(retired, 0, sizeof retired);
-		if (keep)
-			keep->tid = (int)syscall(SYS_gettid);
+		if (my_tbuf)
+			my_tbuf->tid = (int)syscall(SYS_gettid);
 		my_pid = getpid();
 		cushim_log_reopen_child();
 	}

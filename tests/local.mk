@@ -9,3 +9,5 @@ include tests/userbuffers/local.mk
 include tests/adapt/local.mk
 include tests/compat/local.mk
 include src/cli/local.mk
+include tests/hardening/local.mk
+include tests/fuzz/local.mk

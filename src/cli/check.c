@@ -335,7 +335,8 @@ static void judge(struct result *r, const struct opts *o)
 		}
 		r->nmissing += im->missing;
 	}
-	qsort(r->imports, r->nimports, sizeof *r->imports, cmp_import);
+	if (r->nimports) /* imports is NULL then: qsort's pointer must not be */
+		qsort(r->imports, r->nimports, sizeof *r->imports, cmp_import);
 }
 
 static void print_text(const struct result *r, const struct opts *o)
@@ -462,6 +463,8 @@ int cli_check_read(const char *path, size_t *nimports, char *why, size_t whysize
 {
 	struct result r = { 0 };
 	int bad;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return 1;
 	read_elf(&r, path);
 	bad = r.error != NULL;
 	if (why && whysize)

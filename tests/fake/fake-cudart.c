@@ -10,6 +10,8 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 #ifndef RT_VERSION
 #error "build with -DRT_VERSION=<CUDA version of the fake runtime>"
@@ -40,12 +42,14 @@ static void load_driver(void)
 	gpa2 = (gpa2_fn)dlsym(h, "cuGetProcAddress_v2");
 }
 
-/* 0 if the driver can serve this runtime, else the runtime's error. */
+/* 0 if the driver can serve this runtime, else the runtime's error.
+ * FAKE_RT_REFUSE=1 (tests/hardening): refuse whatever the driver is. */
 static int driver_ok(void)
 {
+	const char *refuse = getenv("FAKE_RT_REFUSE");
 	pthread_once(&once, load_driver);
 	__atomic_add_fetch(&ncalls, 1, __ATOMIC_RELAXED);
-	if (driver_version < RT_VERSION || !(RT_VERSION >= 12000 ? (void *)gpa2 : (void *)gpa1)) {
+	if ((refuse && strcmp(refuse, "1") == 0) || driver_version < RT_VERSION || !(RT_VERSION >= 12000 ? (void *)gpa2 : (void *)gpa1)) {
 		__atomic_add_fetch(&nrefusals, 1, __ATOMIC_RELAXED);
 		return cudaErrorInsufficientDriver;
 	}

@@ -13,6 +13,7 @@
  * must be its own functions, not a preloaded shim's. */
 #include "fake.h"
 #include "fake-table.h" /* FAKE_NEXPORTS, FAKE_NROWS */
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,35 @@
 #define FAKE_API __attribute__((visibility("default")))
 typedef unsigned long long W;
 
-enum { SUCCESS = 0, INVALID_VALUE = 1 };
+enum { SUCCESS = 0, INVALID_VALUE = 1, NOT_SUPPORTED = 801 };
+
+/* ---- fault injection (tests/hardening), read from the environment ----
+ *   FAKE_GPA=invalid        cuGetProcAddress(_v2) answers INVALID_VALUE, NULL
+ *   FAKE_GPA=null0|1|2      ... answers SUCCESS, NULL, with status 0, 1 or 2
+ *   FAKE_GPA=self           ... answers SUCCESS, status 0 and the program's
+ *                           cuInit (the global scope's): the preloaded
+ *                           shim's own stub, not the fake's function
+ *   FAKE_VERSION_FAIL=N     cuDriverGetVersion returns N, writes nothing
+ * Unset: the fake answers as the real driver (the oracle). */
+enum gpa_fault { GPA_ORACLE, GPA_INVALID, GPA_NULL0, GPA_NULL1, GPA_NULL2, GPA_SELF };
+
+static enum gpa_fault gpa_fault(void)
+{
+	const char *v = getenv("FAKE_GPA");
+	if (!v || !*v)
+		return GPA_ORACLE;
+	if (strcmp(v, "invalid") == 0)
+		return GPA_INVALID;
+	if (strcmp(v, "null0") == 0)
+		return GPA_NULL0;
+	if (strcmp(v, "null1") == 0)
+		return GPA_NULL1;
+	if (strcmp(v, "null2") == 0)
+		return GPA_NULL2;
+	if (strcmp(v, "self") == 0)
+		return GPA_SELF;
+	abort(); /* a typo in a test must not pass as "no fault" */
+}
 
 /* ---- the names, at every level, for the counters ---- */
 static const char *const names[FAKE_NEXPORTS] = {
@@ -135,6 +164,24 @@ static int lookup(int abi, const char *symbol, void **pfn, int version, W flags,
 	if (!symbol || !pfn || flags > 2)
 		goto out;
 	*pfn = NULL;
+	switch (gpa_fault()) {
+	case GPA_ORACLE:
+		break;
+	case GPA_INVALID:
+		goto out;
+	case GPA_NULL0:
+	case GPA_NULL1:
+	case GPA_NULL2:
+		result = SUCCESS, st = (int)gpa_fault() - GPA_NULL0;
+		goto answer;
+	case GPA_SELF:
+		/* the program's global scope, not RTLD_DEFAULT: from a -Bsymbolic
+		 * object that finds the object's own cuInit first */
+		result = SUCCESS, st = 0, fn = dlsym(dlopen(NULL, RTLD_NOW), "cuInit");
+		if (fn == (void *)cuInit)
+			abort(); /* FAKE_GPA=self without a preloaded shim: a broken test */
+		goto answer;
+	}
 	if (version > FAKE_LEVEL)
 		goto out; /* above the driver's own version: invalid, status untouched */
 	int want = flags ? (int)flags : 1; /* DEFAULT behaves as LEGACY_STREAM */
@@ -164,6 +211,7 @@ static int lookup(int abi, const char *symbol, void **pfn, int version, W flags,
 				abort(); /* the oracle returns a name this level lacks: genfake is wrong */
 		}
 	}
+answer:
 	*pfn = fn;
 	if (status && st != -1)
 		*status = st;
@@ -184,6 +232,9 @@ static int special_cuInit(W a0, W a1, W a2, W a3, W a4, W a5)
 static int special_cuDriverGetVersion(W a0, W a1, W a2, W a3, W a4, W a5)
 {
 	int *v = (int *)(uintptr_t)a0;
+	const char *fail = getenv("FAKE_VERSION_FAIL");
+	if (fail && *fail)
+		return atoi(fail);
 	if (!v)
 		return INVALID_VALUE;
 	*v = FAKE_LEVEL;
@@ -202,6 +253,16 @@ static int special_cuGetProcAddress_v2(W a0, W a1, W a2, W a3, W a4, W a5)
 }
 #endif
 
+/* Like a driver without the runtime's private tables: a runtime must fail
+ * cleanly on it, not crash. */
+static int special_cuGetExportTable(W a0, W a1, W a2, W a3, W a4, W a5)
+{
+	const void **table = (const void **)(uintptr_t)a0;
+	if (table)
+		*table = NULL;
+	return NOT_SUPPORTED;
+}
+
 static const struct {
 	int code, since;
 	const char *name, *text;
@@ -213,6 +274,7 @@ static const struct {
 	{ 36, 12000, "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER", "the API call requires a newer CUDA driver" },
 	{ 100, 0, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected" },
 	{ 500, 0, "CUDA_ERROR_NOT_FOUND", "named symbol not found" },
+	{ 801, 0, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported" },
 };
 
 static int error_text(W code, W out, int which)

@@ -27,7 +27,7 @@ import sys
 
 # Written by hand in fake-driver.c (they answer, not only record).
 SPECIALS = {"cuInit", "cuDriverGetVersion", "cuGetProcAddress", "cuGetProcAddress_v2",
-            "cuGetErrorName", "cuGetErrorString"}
+            "cuGetErrorName", "cuGetErrorString", "cuGetExportTable"}
 
 
 def main():

@@ -53,8 +53,15 @@ tests/fake/no-rt/libcudart.so.12: $(top_srcdir)/tests/fake/no-runtime.c
 tests/fake/no-rt/libcudart.so.11.0: $(top_srcdir)/tests/fake/no-runtime.c
 	$(AM_V_CCLD)$(FAKE_CC_NORT)
 
-fake: $(FAKE_ALL)
+# bad-rt, bad-drv (tests/hardening): the sonames as files that are not ELF,
+# so that dlopen fails on them ("file too short").
+FAKE_BAD = tests/fake/bad-rt/libcudart.so.13 tests/fake/bad-rt/libcudart.so.12 \
+	tests/fake/bad-rt/libcudart.so.11.0 tests/fake/bad-drv/libcuda.so.1
+$(FAKE_BAD):
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && echo 'not an ELF file' > $@
+
+fake: $(FAKE_ALL) $(FAKE_BAD)
 .PHONY: fake
-CLEANFILES += tests/fake/fake-table.h $(FAKE_ALL) $(FAKE_DRIVERS:.so.1=.so)
+CLEANFILES += tests/fake/fake-table.h $(FAKE_ALL) $(FAKE_BAD) $(FAKE_DRIVERS:.so.1=.so)
 EXTRA_DIST += tests/fake/genfake.py tests/fake/fake-driver.c tests/fake/fake-cudart.c tests/fake/fake.h \
 	tests/fake/no-runtime.c

@@ -133,7 +133,8 @@ static const struct {
 static int is_fake_special(const char *name)
 {
 	static const char *const specials[] = { "cuInit", "cuDriverGetVersion", "cuGetProcAddress",
-						"cuGetProcAddress_v2", "cuGetErrorName", "cuGetErrorString" };
+						"cuGetProcAddress_v2", "cuGetErrorName", "cuGetErrorString",
+						"cuGetExportTable" };
 	for (size_t i = 0; i < sizeof specials / sizeof *specials; i++)
 		if (strcmp(name, specials[i]) == 0)
 			return 1;

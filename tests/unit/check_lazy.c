@@ -118,7 +118,8 @@ static void *thread_main(void *arg)
 static int recorder_only(const char *name)
 {
 	static const char *const answering[] = { "cuInit", "cuDriverGetVersion", "cuGetProcAddress",
-						 "cuGetProcAddress_v2", "cuGetErrorName", "cuGetErrorString" };
+						 "cuGetProcAddress_v2", "cuGetErrorName", "cuGetErrorString",
+						 "cuGetExportTable" };
 	for (size_t i = 0; i < sizeof answering / sizeof *answering; i++)
 		if (strcmp(name, answering[i]) == 0)
 			return 0;

@@ -54,8 +54,16 @@ void run_child(struct run *r, const char *const argv[], const char *const env[],
 			if (strncmp(*e, "LD_PRELOAD=", 11) && strncmp(*e, "LD_LIBRARY_PATH=", 16) &&
 			    strncmp(*e, "CUSHIM_", 7))
 				keep[n++] = *e;
-		for (int i = 0; env && env[i] && n < 4095; i++)
-			keep[n++] = (char *)env[i];
+		/* CUSHIM_TEST_PRELOAD_FIRST (sanitizer builds): the sanitizer's
+		 * runtime must come first in every LD_PRELOAD a child gets */
+		const char *first = getenv("CUSHIM_TEST_PRELOAD_FIRST");
+		for (int i = 0; env && env[i] && n < 4095; i++) {
+			keep[n] = (char *)env[i];
+			if (first && *first && strncmp(env[i], "LD_PRELOAD=", 11) == 0 &&
+			    asprintf(&keep[n], "LD_PRELOAD=%s:%s", first, env[i] + 11) < 0)
+				keep[n] = (char *)env[i];
+			n++;
+		}
 		dup2(fileno(out), 1);
 		dup2(fileno(err), 2);
 		execve(argv[0], (char *const *)argv, keep);

@@ -25,7 +25,8 @@ struct run {
 };
 /* Run argv with the environment of this process minus LD_PRELOAD,
  * LD_LIBRARY_PATH and every CUSHIM_* variable, plus env ("NAME=value", NULL
- * terminated).  Kills it after timeout_s seconds. */
+ * terminated).  Kills it after timeout_s seconds.  With CUSHIM_TEST_PRELOAD_FIRST
+ * set (a sanitizer's runtime), it is put first in the LD_PRELOAD of env. */
 void run_child(struct run *r, const char *const argv[], const char *const env[], int timeout_s);
 void run_free(struct run *r);
 /* Run this very program again: argv = {/proc/self/exe, "--child", mode, arg}. */

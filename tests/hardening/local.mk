@@ -1,0 +1,75 @@
+# tests/hardening: fault injection, constructors and fork, signals, secure
+# execution, sanitizers and valgrind (issue 7).  See README "Reliability".
+if HAVE_CHECK
+HARD_CHECKS = tests/hardening/check_faults
+check_PROGRAMS += $(HARD_CHECKS) tests/hardening/fault-app
+TESTS += $(HARD_CHECKS)
+
+tests_hardening_fault_app_SOURCES = tests/hardening/fault-app.c
+
+tests_hardening_check_faults_SOURCES = tests/hardening/check_faults.c $(UNIT_HARNESS)
+tests_hardening_check_faults_CPPFLAGS = $(UNIT_CPPFLAGS) -DCUDA_DIR='"$(CUDA_DIR)"'
+tests_hardening_check_faults_CFLAGS = $(UNIT_CFLAGS)
+tests_hardening_check_faults_LDADD = $(UNIT_LIBS)
+EXTRA_tests_hardening_check_faults_DEPENDENCIES = $(UNIT_DEPS) $(FAKE_BAD) tests/hardening/fault-app
+endif
+
+if HAVE_CHECK
+HARD_CHECKS += tests/hardening/check_threads
+check_PROGRAMS += tests/hardening/check_threads
+TESTS += tests/hardening/check_threads
+tests_hardening_check_threads_SOURCES = tests/hardening/check_threads.c $(UNIT_HARNESS)
+tests_hardening_check_threads_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_hardening_check_threads_CFLAGS = $(UNIT_CFLAGS) -pthread
+tests_hardening_check_threads_LDFLAGS = $(UNIT_CUDA_LINK) -pthread
+tests_hardening_check_threads_LDADD = -lcuda $(UNIT_LIBS)
+EXTRA_tests_hardening_check_threads_DEPENDENCIES = $(UNIT_DEPS) tests/hardening/ctor-app
+endif
+
+# The constructor library and its program: plain rules (a library with the
+# exact name, linked as an application links libcuda.so.1: the fake 13.0).
+HARD_CC = $(CC) $(AM_CPPFLAGS) $(CPPFLAGS) $(AM_CFLAGS) $(CFLAGS) $(AM_LDFLAGS) $(LDFLAGS)
+tests/hardening/libctor.so: $(top_srcdir)/tests/hardening/ctor-lib.c $(FAKE_DRIVERS)
+	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(HARD_CC) -shared -fPIC -Wl,-soname,libctor.so -o $@ \
+		$(top_srcdir)/tests/hardening/ctor-lib.c $(UNIT_CUDA_LINK) -lcuda $(LIBS)
+tests/hardening/ctor-app: $(top_srcdir)/tests/hardening/ctor-app.c tests/hardening/libctor.so
+	$(AM_V_CCLD)$(HARD_CC) -o $@ $(top_srcdir)/tests/hardening/ctor-app.c -Ltests/hardening -lctor \
+		-Wl,-rpath,$(abs_top_builddir)/tests/hardening $(UNIT_CUDA_LINK) -lcuda $(LIBS)
+CLEANFILES += tests/hardening/libctor.so tests/hardening/ctor-app
+EXTRA_DIST += tests/hardening/ctor-lib.c tests/hardening/ctor-app.c
+
+# Secure execution: a capability-bearing copy of secure-app (needs root).
+check_PROGRAMS += tests/hardening/secure-app
+tests_hardening_secure_app_SOURCES = tests/hardening/secure-app.c
+TESTS += tests/hardening/secure.sh
+EXTRA_DIST += tests/hardening/secure.sh
+
+# ---- make check-sanitizers: two sub-builds of this source tree in the build
+# tree, configured --enable-sanitizers=address,undefined and =thread; the CPU
+# suite (the Check programs and the shell tests that preload nothing) under
+# ASan+UBSan, the threading tests under TSan.  A report stops the program
+# (-fno-sanitize-recover, halt_on_error), so the test fails.  Leaks are
+# valgrind's job (check-valgrind): the harness itself does not free.
+SAN_CONFIGURE = $(abs_top_srcdir)/configure --with-cuda='$(CUDA_DIR)' CC='$(CC)' --disable-silent-rules
+SAN_ASAN_TESTS = $(UNIT_TESTS) tests/diag/check_diag $(HARD_CHECKS) tests/cli/check-errors.sh tests/cli/symbols.sh
+SAN_TSAN_TESTS = tests/unit/check_lazy tests/diag/check_diag tests/hardening/check_threads
+check-sanitizers: check-asan check-tsan
+check-asan:
+	$(MKDIR_P) san-asan && cd san-asan && \
+	{ test -f Makefile || $(SAN_CONFIGURE) --enable-sanitizers=address,undefined > configure.log; } && \
+	$(MAKE) $(AM_MAKEFLAGS) && \
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(SAN_ASAN_TESTS)' \
+		CUSHIM_TEST_PRELOAD_FIRST="`$(CC) -print-file-name=libasan.so`" \
+		ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:detect_stack_use_after_return=1 \
+		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+check-tsan:
+	$(MKDIR_P) san-tsan && cd san-tsan && \
+	{ test -f Makefile || $(SAN_CONFIGURE) --enable-sanitizers=thread > configure.log; } && \
+	$(MAKE) $(AM_MAKEFLAGS) && \
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(SAN_TSAN_TESTS)' \
+		CUSHIM_TEST_PRELOAD_FIRST="`$(CC) -print-file-name=libtsan.so`" \
+		TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+clean-local: clean-sanitizers
+clean-sanitizers:
+	rm -rf san-asan san-tsan
+.PHONY: check-sanitizers check-asan check-tsan clean-sanitizers
