@@ -403,7 +403,7 @@ void cushim_trace_prefork(void)
 	if (!cushim_tracing)
 		return;
 	pthread_mutex_lock(&list_lock);
-	for (struct tbuf *b = buffers; b; b = b->next) {
+	for (struct tbuf *b = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE); b; b = b->next) {
 		while (__atomic_exchange_n(&b->busy, 1, __ATOMIC_ACQUIRE))
 			;
 		flush_locked(b);
@@ -417,7 +417,7 @@ void cushim_trace_postfork(int child)
 	if (child) {
 		/* Only this thread lives on: the others' buffers are empty (flushed in
 		 * prefork) and free for reuse; what they counted is the parent's. */
-		for (struct tbuf *b = buffers; b; b = b->next) {
+		for (struct tbuf *b = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE); b; b = b->next) {
 			if (b->cnt)
 				memset(b->cnt, 0, CUSHIM_NSYMS * sizeof *b->cnt);
 			if (b != my_tbuf)
@@ -429,7 +429,7 @@ void cushim_trace_postfork(int child)
 		my_pid = getpid();
 		cushim_log_reopen_child();
 	}
-	for (struct tbuf *b = buffers; b; b = b->next)
+	for (struct tbuf *b = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE); b; b = b->next)
 		__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&list_lock);
 }
@@ -455,7 +455,7 @@ static void write_summary(void)
 
 	for (unsigned i = 0; i < CUSHIM_NSYMS; i++) {
 		struct counters c = retired[i];
-		for (struct tbuf *b = buffers; b; b = b->next)
+		for (struct tbuf *b = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE); b; b = b->next)
 			if (b->cnt) {
 				c.calls += b->cnt[i].calls, c.errors += b->cnt[i].errors, c.ticks += b->cnt[i].ticks;
 				if (b->cnt[i].max > c.max)
@@ -511,7 +511,7 @@ __attribute__((destructor)) static void cushim_trace_exit(void)
 	if (!cushim_tracing)
 		return;
 	pthread_mutex_lock(&list_lock);
-	for (struct tbuf *b = buffers; b; b = b->next)
+	for (struct tbuf *b = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE); b; b = b->next)
 		if (!__atomic_exchange_n(&b->busy, 1, __ATOMIC_ACQUIRE)) { /* a busy one is mid-line: leave it */
 			flush_locked(b);
 			__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);

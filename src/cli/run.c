@@ -249,12 +249,20 @@ int cmd_run(int argc, char **argv)
 	sa.sa_sigaction = forward;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++)
+	/* Blocked from here until the child's pid is known: a signal in between
+	 * would otherwise be forwarded to nobody and lost. */
+	sigset_t block, old;
+	sigemptyset(&block);
+	for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++) {
 		sigaction(forwarded[i], &sa, NULL);
+		sigaddset(&block, forwarded[i]);
+	}
+	sigprocmask(SIG_BLOCK, &block, &old);
 
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		cli_error("cannot start %s: fork: %s", argv[optind], strerror(errno));
 		masquerade_cleanup();
 		return RUN_NOEXEC;
@@ -264,6 +272,7 @@ int cmd_run(int argc, char **argv)
 		dfl.sa_handler = SIG_DFL;
 		for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++)
 			sigaction(forwarded[i], &dfl, NULL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		execvp(argv[optind], argv + optind);
 		int e = errno;
 		if (e == ENOENT && !strchr(argv[optind], '/'))
@@ -273,6 +282,7 @@ int cmd_run(int argc, char **argv)
 		_exit(RUN_NOEXEC);
 	}
 	child_pid = pid;
+	sigprocmask(SIG_SETMASK, &old, NULL); /* what came meanwhile is forwarded now */
 
 	int st;
 	while (waitpid(pid, &st, 0) < 0) {

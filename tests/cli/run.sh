@@ -49,8 +49,10 @@ pid=$!
 i=0
 while [ ! -s "$T/fwd.out" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 kill -TERM $pid
+(sleep 20; kill -KILL $pid 2>/dev/null) & dog=$! # a lost signal fails the test instead of hanging it
 wait $pid
 rc=$?
+kill $dog 2>/dev/null
 [ "$rc" -eq 7 ] || fail "SIGTERM to cushim run: exit status $rc, wanted the program's 7"
 
 # 5. Options become variables; the program's own options stay its own.

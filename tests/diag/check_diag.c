@@ -369,18 +369,12 @@ START_TEST(check_hide_makes_exports_missing_and_never_reaches_the_driver)
 }
 END_TEST
 
-static void masquerade_dir(char dir[], char link[4096])
-{
-	ck_assert(mkdtemp(dir) != NULL);
-	snprintf(link, 4096, "%s/libcuda.so.1", dir);
-	ck_assert(symlink(SHIM_SO, link) == 0);
-}
 
 START_TEST(check_masquerade_traces_a_program_that_dlopens_libcuda)
 {
 	char dir[] = "/tmp/cushim-masq.XXXXXX", link[4096], ld[4200];
 	struct run r;
-	masquerade_dir(dir, link);
+	shim_as_libcuda(dir, link);
 	snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s:%s", dir, NO_RT);
 	const char *const argv[] = { ABS_TOP_BUILDDIR "/tests/diag/dlopen-app", NULL };
 	const char *const env[] = { ld, "CUSHIM_DRIVER=" DRV("13.0") "/libcuda.so.1", "CUSHIM_LOG=trace", NULL };
@@ -402,7 +396,7 @@ START_TEST(check_masquerade_without_a_driver_returns_no_device)
 	struct run r;
 	if (access("/usr/lib/x86_64-linux-gnu/libcuda.so.1", F_OK) == 0 || access("/usr/lib64/libcuda.so.1", F_OK) == 0)
 		return; /* a real driver is installed: this machine cannot show "none" */
-	masquerade_dir(dir, link);
+	shim_as_libcuda(dir, link);
 	snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s:%s", dir, NO_RT);
 	const char *const argv[] = { ABS_TOP_BUILDDIR "/tests/diag/dlopen-app", NULL };
 	const char *const env[] = { ld, NULL };
@@ -529,9 +523,5 @@ int main(int argc, char **argv)
 	tcase_add_loop_test(t, check_each_bad_value_warns_once_and_the_program_runs, 0,
 			    (int)(sizeof bad_values / sizeof *bad_values));
 	suite_add_tcase(s, t);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_suite(s, CK_NORMAL);
 }

@@ -258,9 +258,5 @@ int main(void)
 	tcase_add_test(tc, masquerade_without_a_driver);
 	tcase_add_test(tc, real_runtime_fails_cleanly);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_VERBOSE);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_suite(s, CK_VERBOSE);
 }

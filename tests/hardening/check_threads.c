@@ -278,9 +278,5 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, vfork_exec_during_bootstrap);
 	tcase_add_test(tc, signal_handler_calls_while_tracing);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_VERBOSE);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_suite(s, CK_VERBOSE);
 }

@@ -17,7 +17,6 @@ endif
 if HAVE_CHECK
 HARD_CHECKS += tests/hardening/check_threads
 check_PROGRAMS += tests/hardening/check_threads
-TESTS += tests/hardening/check_threads
 tests_hardening_check_threads_SOURCES = tests/hardening/check_threads.c $(UNIT_HARNESS)
 tests_hardening_check_threads_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_hardening_check_threads_CFLAGS = $(UNIT_CFLAGS) -pthread
@@ -71,5 +70,27 @@ check-tsan:
 		TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 clean-local: clean-sanitizers
 clean-sanitizers:
-	rm -rf san-asan san-tsan
+	rm -rf san-asan san-tsan vg-logs
 .PHONY: check-sanitizers check-asan check-tsan clean-sanitizers
+
+# ---- make check-valgrind: every child the Check suites start runs under
+# valgrind (tests/unit/harness.c); an invalid access or a definite leak makes
+# it exit 97 and its test fail.  The reports are kept in vg-logs/.
+VALGRIND_TESTS = $(UNIT_TESTS) tests/diag/check_diag tests/hardening/check_faults
+check-valgrind: all $(check_PROGRAMS) $(FAKE_ALL)
+	rm -rf vg-logs && $(MKDIR_P) vg-logs && \
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(VALGRIND_TESTS)' CUSHIM_TEST_VALGRIND='$(abs_top_builddir)/vg-logs/vg'
+
+# ---- make check-reliability: every hardening run, its duration and its
+# result, as the table in the README (written to reliability.txt).
+check-reliability:
+	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' MAKE='$(MAKE)' FUZZ_SECONDS='$(FUZZ_SECONDS)' \
+		$(SHELL) $(top_srcdir)/tests/hardening/reliability.sh > reliability.txt; st=$$?; cat reliability.txt; exit $$st
+EXTRA_DIST += tests/hardening/reliability.sh
+CLEANFILES += reliability.txt
+.PHONY: check-valgrind check-reliability
+
+# the sanitizer runs inside plain make check (several minutes)
+TESTS += tests/hardening/sanitizers.sh
+EXTRA_DIST += tests/hardening/sanitizers.sh
+CLEANFILES += sanitizers-asan.log sanitizers-tsan.log

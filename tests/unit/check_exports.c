@@ -85,9 +85,5 @@ int main(void)
 	tcase_add_test(tc, check_exports_nothing_else);
 	tcase_add_test(tc, check_exports_672_for_cuda_13_0);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_VERBOSE);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_suite(s, CK_VERBOSE);
 }

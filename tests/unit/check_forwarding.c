@@ -312,9 +312,5 @@ int main(int argc, char **argv)
 	tcase_add_loop_test(tc, check_asks_what_the_oracle_maps_to_each_export, 0, 3);
 	tcase_add_test(tc, check_asks_through_the_runtime_too);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_VERBOSE);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_suite(s, CK_VERBOSE);
 }

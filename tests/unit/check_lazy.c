@@ -230,9 +230,5 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, check_fork_before_the_first_call);
 	tcase_add_test(tc, check_64_threads_first_calls_bootstrap_once);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_VERBOSE);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_suite(s, CK_VERBOSE);
 }

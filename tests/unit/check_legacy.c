@@ -171,9 +171,5 @@ int main(void)
 	tcase_add_test(tc, check_legacy_runs_clean_on_a_13_0_driver);
 	tcase_add_test(tc, check_legacy_adapters_serve_cuCtxCreate_v4_on_11_4);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_VERBOSE);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_suite(s, CK_VERBOSE);
 }

@@ -184,13 +184,6 @@ END_TEST
 /* ---- cushim as libcuda.so.1 ---- */
 #define PROBE_NOLINK ABS_TOP_BUILDDIR "/tests/unit/probe-nolink"
 
-/* A folder whose libcuda.so.1 is cushim; removed by the caller. */
-static void shim_as_libcuda(char dir[], char link[4096])
-{
-	ck_assert(mkdtemp(dir) != NULL);
-	snprintf(link, 4096, "%s/libcuda.so.1", dir);
-	ck_assert(symlink(SHIM_SO, link) == 0);
-}
 
 START_TEST(check_never_recurses_when_libcuda_is_cushim)
 {
@@ -288,9 +281,5 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, check_never_recurses_when_libcuda_is_cushim);
 	tcase_add_loop_test(tc, check_cushim_as_libcuda_skips_itself_for_the_driver, 0, 2);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_VERBOSE);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_suite(s, CK_VERBOSE);
 }

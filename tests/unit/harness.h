@@ -61,6 +61,15 @@ void *fake_rt_sym(const char *soname, const char *name);
 /* The shared object a function lives in ("" if unknown). */
 const char *object_of(const void *fn);
 
+/* A new folder (dir is a mkdtemp template) whose libcuda.so.1 is a link to
+ * cushim, as masquerade mode sets up; link gets its path.  The caller
+ * removes both. */
+void shim_as_libcuda(char dir[], char link[4096]);
+
+/* Run a Check suite; the exit status for Automake (0 pass, 1 fail). */
+#include <check.h>
+int run_suite(Suite *s, enum print_output mode);
+
 /* Child-side assertion: prints and counts, the parent checks the exit code. */
 extern int child_failures;
 #define EXPECT(cond, ...)                                                                     \

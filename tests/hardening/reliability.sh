@@ -1,0 +1,33 @@
+#!/bin/sh
+# make check-reliability: runs every hardening check and prints the table of
+# the README's section 7 (what was tested, how long, the result).  Exit 1 if
+# any row failed.
+: "${top_builddir:?}" "${top_srcdir:?}" "${MAKE:=make}" "${FUZZ_SECONDS:=60}"
+cd "$top_builddir" || exit 99
+status=0
+log=$top_builddir/reliability.log
+: >"$log"
+row() { # row WHAT TARGET [MAKE ARGS...]: run a make target, print one row
+	what=$1 target=$2; shift 2
+	start=$(date +%s)
+	if $MAKE "$target" "$@" >>"$log" 2>&1; then res=pass; else res=FAIL; status=1; fi
+	secs=$(( $(date +%s) - start ))
+	printf '| %-62s | %5ss | %-4s |\n' "$what" "$secs" "$res"
+}
+tests() { # the Check/TAP results of the last make check in the log: "N pass, M skip"
+	awk '/^# PASS:/ { p = $3 } /^# SKIP:/ { s = $3 } /^# FAIL:/ { f = $3 } END { printf "%s pass, %s skip, %s fail", p, s, f }' "$log"
+}
+echo "cushim reliability, $(date -u +%Y-%m-%d), $(uname -m), $(${CC:-gcc} --version | head -n 1)"
+echo
+printf '| %-62s | %6s | %-4s |\n' "what" "time" "result"
+printf '|%s|%s|%s|\n' "----------------------------------------------------------------" "--------" "------"
+row "faults injected: 13 driver/runtime failures (check_faults)" check TESTS=tests/hardening/check_faults
+row "constructor, fork storm (8x25 forks), vfork+exec, signals" check TESTS=tests/hardening/check_threads
+row "secure execution: AT_SECURE copy reads no CUSHIM_*" check TESTS=tests/hardening/secure.sh
+row "fuzzing: 5 libFuzzer targets, ${FUZZ_SECONDS} s each" check-fuzz FUZZ_SECONDS="$FUZZ_SECONDS"
+row "ASan+UBSan: the CPU suite (Check programs, cli scripts)" check-asan
+row "TSan: lazy bootstrap, diagnostics, threads and signals" check-tsan
+row "valgrind: unit, diag and fault tests, every child" check-valgrind
+echo
+echo "(full log: reliability.log in the build folder)"
+exit $status
