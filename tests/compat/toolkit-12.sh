@@ -15,8 +15,11 @@ fi
 (cd "$T" && "${PYTHON:-python3}" -m zipfile -e ./*.whl x) || exit 99
 inc=$T/x/nvidia/cuda_runtime
 grep -q '#define CUDA_VERSION 12040' "$inc/include/cuda.h" || { echo "not the 12.4 headers"; exit 99; }
+# configure a pristine copy of the sources (this build may be in the source tree)
+(unset MAKEFLAGS MFLAGS; cd "$top_builddir" && ${MAKE:-make} sub-src/configure) >"$T/subsrc.log" 2>&1 ||
+	{ tail -20 "$T/subsrc.log"; exit 99; }
 mkdir "$T/b" && cd "$T/b" || exit 99
-"$top_srcdir/configure" -q --with-cuda="$inc" NVCC= >"$T/configure.log" 2>&1 || { cat "$T/configure.log"; exit 1; }
+"$top_builddir/sub-src/configure" -q --with-cuda="$inc" NVCC= >"$T/configure.log" 2>&1 || { cat "$T/configure.log"; exit 1; }
 { make src/gen.stamp && make -j2 libcushim.la cushim; } >"$T/make.log" 2>&1 || { tail -30 "$T/make.log"; exit 1; }
 fail=0
 declared=$(grep -vc '^#' src/cushim-syms.tsv)

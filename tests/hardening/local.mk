@@ -49,11 +49,11 @@ EXTRA_DIST += tests/hardening/secure.sh
 # ASan+UBSan, the threading tests under TSan.  A report stops the program
 # (-fno-sanitize-recover, halt_on_error), so the test fails.  Leaks are
 # valgrind's job (check-valgrind): the harness itself does not free.
-SAN_CONFIGURE = $(abs_top_srcdir)/configure --with-cuda='$(CUDA_DIR)' CC='$(CC)' --disable-silent-rules
+SAN_CONFIGURE = $(abs_top_builddir)/sub-src/configure --with-cuda='$(CUDA_DIR)' CC='$(CC)' --disable-silent-rules
 SAN_ASAN_TESTS = $(UNIT_TESTS) tests/diag/check_diag $(HARD_CHECKS) tests/cli/check-errors.sh tests/cli/symbols.sh
 SAN_TSAN_TESTS = tests/unit/check_lazy tests/diag/check_diag tests/hardening/check_threads
 check-sanitizers: check-asan check-tsan
-check-asan:
+check-asan: sub-src/configure
 	$(MKDIR_P) san-asan && cd san-asan && \
 	{ test -f Makefile || $(SAN_CONFIGURE) --enable-sanitizers=address,undefined > configure.log; } && \
 	$(MAKE) $(AM_MAKEFLAGS) && \
@@ -61,7 +61,7 @@ check-asan:
 		CUSHIM_TEST_PRELOAD_FIRST="`$(CC) -print-file-name=libasan.so`" \
 		ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:detect_stack_use_after_return=1 \
 		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-check-tsan:
+check-tsan: sub-src/configure
 	$(MKDIR_P) san-tsan && cd san-tsan && \
 	{ test -f Makefile || $(SAN_CONFIGURE) --enable-sanitizers=thread > configure.log; } && \
 	$(MAKE) $(AM_MAKEFLAGS) && \
