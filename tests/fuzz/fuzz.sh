@@ -1,6 +1,6 @@
 #!/bin/sh
-# Runs each libFuzzer target of tests/fuzz for FUZZ_SECONDS (10 under make
-# check, 60 under make check-fuzz) on a copy of its seed corpus, after
+# Runs each libFuzzer target of tests/fuzz for FUZZ_SECONDS (60 by default,
+# in make check and make check-fuzz) on a copy of its seed corpus, after
 # replaying every input in tests/fuzz/regressions/TARGET.  Skips (77) when
 # clang cannot build a libFuzzer program.  Fails on any crash, sanitizer
 # report or broken property; the input is left in $top_builddir/tests/fuzz/crashes.
@@ -9,7 +9,7 @@ skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
 b=${top_builddir:?}; s=${top_srcdir:?}
 cc=${FUZZ_CC:-clang}
-secs=${FUZZ_SECONDS:-10}
+secs=${FUZZ_SECONDS:-60}
 if [ -z "${FUZZ_BUILT-}" ]; then
 	command -v "$cc" >/dev/null 2>&1 || skip "no $cc: the fuzz targets need clang with libFuzzer"
 	t=$(mktemp -d) && trap 'rm -rf "$t"' EXIT

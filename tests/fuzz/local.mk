@@ -1,6 +1,6 @@
 # tests/fuzz: libFuzzer targets (issue 7, item 2), built with clang
 # (FUZZ_CC) by `make fuzz-targets`, run by fuzz.sh: a short run of each in
-# make check (FUZZ_SECONDS=10; skipped without clang's libFuzzer), and
+# make check (FUZZ_SECONDS=60 each; skipped without clang's libFuzzer), and
 # `make check-fuzz` (FUZZ_SECONDS, default 60).  The seeds are
 # tests/fuzz/corpus/TARGET; inputs that once crashed, tests/fuzz/regressions/TARGET.
 FUZZ_CC = clang
