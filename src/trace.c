@@ -398,12 +398,18 @@ void cushim_trace_call(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const u
 }
 
 /* ---- fork and exit ---- */
+/* The buffers prefork took: those on the list when it walked it.  A thread's
+ * first line may insert a new one at the head meanwhile; its owner holds it,
+ * and postfork in the parent must not release it from under the owner. */
+static struct tbuf *fork_head;
+
 void cushim_trace_prefork(void)
 {
 	if (!cushim_tracing)
 		return;
 	pthread_mutex_lock(&list_lock);
-	for (struct tbuf *b = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE); b; b = b->next) {
+	fork_head = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE);
+	for (struct tbuf *b = fork_head; b; b = b->next) {
 		while (__atomic_exchange_n(&b->busy, 1, __ATOMIC_ACQUIRE))
 			;
 		flush_locked(b);
@@ -415,22 +421,27 @@ void cushim_trace_postfork(int child)
 	if (!cushim_tracing)
 		return;
 	if (child) {
-		/* Only this thread lives on: the others' buffers are empty (flushed in
-		 * prefork) and free for reuse; what they counted is the parent's. */
+		/* Only this thread lives on: the others' buffers are free for reuse,
+		 * and what they hold and counted is the parent's.  Those prefork took
+		 * are flushed; one made after its walk may hold the parent's lines,
+		 * or half of one, and is emptied unwritten. */
 		for (struct tbuf *b = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE); b; b = b->next) {
 			if (b->cnt)
 				memset(b->cnt, 0, CUSHIM_NSYMS * sizeof *b->cnt);
 			if (b != my_tbuf)
 				b->free = 1;
+			b->len = 0;
+			b->busy = 0;
 		}
 		memset(retired, 0, sizeof retired);
 		if (my_tbuf)
 			my_tbuf->tid = (int)syscall(SYS_gettid);
 		my_pid = getpid();
 		cushim_log_reopen_child();
+	} else {
+		for (struct tbuf *b = fork_head; b; b = b->next)
+			__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
 	}
-	for (struct tbuf *b = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE); b; b = b->next)
-		__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&list_lock);
 }
 
