@@ -10,17 +10,17 @@ log=$top_builddir/reliability.log
 row() { # row WHAT TARGET [MAKE ARGS...]: run a make target, print one row
 	what=$1 target=$2; shift 2
 	start=$(date +%s)
-	if $MAKE "$target" "$@" >>"$log" 2>&1; then res=pass; else res=FAIL; status=1; fi
+	if $MAKE "$target" "$@" >"$log.row" 2>&1; then res=pass; else res=FAIL; status=1; fi
 	secs=$(( $(date +%s) - start ))
-	printf '| %-62s | %5ss | %-4s |\n' "$what" "$secs" "$res"
-}
-tests() { # the Check/TAP results of the last make check in the log: "N pass, M skip"
-	awk '/^# PASS:/ { p = $3 } /^# SKIP:/ { s = $3 } /^# FAIL:/ { f = $3 } END { printf "%s pass, %s skip, %s fail", p, s, f }' "$log"
+	# a run whose tests all skipped (no root, no clang) proved nothing
+	if [ $res = pass ] && grep -q '^SKIP: ' "$log.row" && ! grep -q '^PASS: ' "$log.row"; then res=skip; fi
+	cat "$log.row" >>"$log"; rm -f "$log.row"
+	printf '| %-62s | %5ss | %-6s |\n' "$what" "$secs" "$res"
 }
 echo "cushim reliability, $(date -u +%Y-%m-%d), $(uname -m), $(${CC:-gcc} --version | head -n 1)"
 echo
-printf '| %-62s | %6s | %-4s |\n' "what" "time" "result"
-printf '|%s|%s|%s|\n' "----------------------------------------------------------------" "--------" "------"
+printf '| %-62s | %6s | %-6s |\n' "what" "time" "result"
+printf '|%s|%s|%s|\n' "----------------------------------------------------------------" "--------" "--------"
 row "faults injected: 13 driver/runtime failures (check_faults)" check TESTS=tests/hardening/check_faults
 row "constructor, fork storm (8x25 forks), vfork+exec, signals" check TESTS=tests/hardening/check_threads
 row "secure execution: AT_SECURE copy reads no CUSHIM_*" check TESTS=tests/hardening/secure.sh
