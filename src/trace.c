@@ -62,15 +62,6 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t cushim_ticks(void)
-{
-#if defined(__x86_64__)
-	return __builtin_ia32_rdtsc();
-#else
-	return mono_ns();
-#endif
-}
-
 static uint64_t start_ticks, start_ns;
 static pid_t my_pid;
 static double ns_per_tick = 1.0;
