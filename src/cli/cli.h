@@ -46,11 +46,18 @@ struct cli_shim {
 	int have_missing;        /* lacks[] is filled in */
 	unsigned char lacks[CUSHIM_NSYMS]; /* by this command's table index: 1 = missing, 2 = served by an adapter */
 	int adapted;             /* how many are served by adapters */
+	int origins[4];          /* exports by origin: none, driver, dlsym, runtime */
+	int init_rc;             /* cuInit's result in the probe; -1 when not asked */
+	char init_path[4096], init_via[256]; /* where entry points came from after it */
+	int init_origins[4];
 };
 /* Load the shim in a child process (quietly: no log, no summary) and run its
  * bootstrap there, so that a crash probing the driver cannot take this
  * command down. -1 with a message in err when it could not say. */
 int cli_load_shim(const struct cli_lib *lib, struct cli_shim *shim, char *err, size_t errsize);
+/* The same, then cuInit in that child, as a program would: what the
+ * bootstrap takes once the driver is initialised (init_*). */
+int cli_load_shim_init(const struct cli_lib *lib, struct cli_shim *shim, char *err, size_t errsize);
 
 /* ---- finding libraries the way the loader does (ldsearch.c) ---- */
 /* Is this ELF object for this machine (class and e_machine)? why says if not. */

@@ -63,13 +63,38 @@ static int find_lib(const char *option, struct cli_lib *lib)
 	return -1;
 }
 
+static int probe_init; /* cli_load_shim_init: cuInit in the probe */
+
+/* Where entry points come from now: path, way, and the exports by origin. */
+static void probe_origin(void *h, char *path, size_t psize, char *via, size_t vsize, int origins[4])
+{
+	const char *(*fs)(void), *str;
+	void (*counts)(int *) = (void (*)(int *))dlsym(h, "cushim_origin_counts");
+
+	if ((fs = (const char *(*)(void))dlsym(h, "cushim_driver_path")) && (str = fs()))
+		snprintf(path, psize, "%s", str);
+	if ((fs = (const char *(*)(void))dlsym(h, "cushim_entry_via")) && (str = fs()))
+		snprintf(via, vsize, "%s", str);
+	if (counts)
+		counts(origins);
+}
+
+static void probe_after_init(void *h, struct cli_shim *shim)
+{
+	int (*init)(unsigned int) = (int (*)(unsigned int))dlsym(h, "cuInit");
+
+	shim->init_rc = init ? init(0) : -1;
+	probe_origin(h, shim->init_path, sizeof shim->init_path, shim->init_via, sizeof shim->init_via,
+		     shim->init_origins);
+}
+
 static void probe(const struct cli_lib *lib, int fd)
 {
 	struct cli_shim shim;
 	void *h;
 
 	memset(&shim, 0, sizeof shim);
-	shim.resolved = shim.missing = -1;
+	shim.resolved = shim.missing = shim.init_rc = -1;
 	if (!(h = dlopen(lib->path, RTLD_NOW | RTLD_LOCAL))) {
 		dprintf(fd, "E%s", dlerror());
 		_exit(1);
@@ -82,17 +107,13 @@ static void probe(const struct cli_lib *lib, int fd)
 	shim.driver_version = version();
 	void *(*real_pointer)(const char *) = (void *(*)(const char *))dlsym(h, "cushim_real_pointer");
 	int (*fi)(void);
-	const char *(*fs)(void), *str;
 	if ((fi = (int (*)(void))dlsym(h, "cushim_real_driver_version")))
 		shim.real_driver_version = fi();
 	if ((fi = (int (*)(void))dlsym(h, "cushim_exports_resolved")))
 		shim.resolved = fi();
 	if ((fi = (int (*)(void))dlsym(h, "cushim_exports_missing")))
 		shim.missing = fi();
-	if ((fs = (const char *(*)(void))dlsym(h, "cushim_driver_path")) && (str = fs()))
-		snprintf(shim.path, sizeof shim.path, "%s", str);
-	if ((fs = (const char *(*)(void))dlsym(h, "cushim_entry_via")) && (str = fs()))
-		snprintf(shim.via, sizeof shim.via, "%s", str);
+	probe_origin(h, shim.path, sizeof shim.path, shim.via, sizeof shim.via, shim.origins);
 	int (*state)(const char *) = (int (*)(const char *))dlsym(h, "cushim_export_state");
 	if (state) {
 		shim.have_missing = 1;
@@ -106,6 +127,8 @@ static void probe(const struct cli_lib *lib, int fd)
 		for (int i = 0; i < CUSHIM_NSYMS; i++)
 			shim.lacks[i] = real_pointer(cushim_syms[i].name) == NULL;
 	}
+	if (probe_init)
+		probe_after_init(h, &shim);
 	if (write(fd, "R", 1) != 1 || write(fd, &shim, sizeof shim) != (ssize_t)sizeof shim)
 		_exit(1);
 	_exit(0);
@@ -163,6 +186,14 @@ int cli_load_shim(const struct cli_lib *lib, struct cli_shim *shim, char *err, s
 	else
 		snprintf(err, errsize, "%s gave no answer about the CUDA driver here", lib->path);
 	return -1;
+}
+
+int cli_load_shim_init(const struct cli_lib *lib, struct cli_shim *shim, char *err, size_t errsize)
+{
+	probe_init = 1;
+	int rc = cli_load_shim(lib, shim, err, errsize);
+	probe_init = 0;
+	return rc;
 }
 
 static char found_real[PATH_MAX];

@@ -106,6 +106,7 @@ static void *hammer(void *arg)
 static int child_threads(void)
 {
 	pthread_t t[NTHREADS];
+	cuInit(0);
 	for (int i = 0; i < NTHREADS; i++)
 		pthread_create(&t[i], NULL, hammer, NULL);
 	for (int i = 0; i < NTHREADS; i++)
@@ -134,6 +135,7 @@ static int child_emulate(void)
 static int child_plain(void)
 {
 	CUcontext c;
+	cuInit(0);
 	printf("rc %d\n", (int)cuCtxGetCurrent(&c));
 	return 0;
 }
