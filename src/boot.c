@@ -336,6 +336,11 @@ static void *answer_lookup(const char *symbol, void *p, int *found)
 {
 	int i = export_of(symbol, p);
 	*found = 1;
+	if (i < 0 && cushim_hidden_name(symbol)) {
+		/* A hidden export is never resolved, so no pointer matches it. */
+		*found = 0;
+		return NULL;
+	}
 	if (i < 0)
 		return p; /* not in this toolkit's table: the driver's own answer */
 	if (!cushim_impl[i] || cushim_hidden_name(cushim_syms[i].name)) {

@@ -4,7 +4,8 @@
 # outputs (no GPU), pass a good set and fail each broken one: an empty trace,
 # a missing summary, a cuMulticast* call in the trace, counts that differ
 # between the traced and untraced runs, differing results, a named function
-# never called, and a 12.0 run that a 13.0 runtime did not refuse.
+# never called, and a 12.0 run that failed without the runtime refusing the
+# driver, or passed with other results.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/suite-checks.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
@@ -79,8 +80,12 @@ for suite in cufuture/cufuture.sh:cufuture/cufuture-rtroute.h userbuffers/userbu
 	sed -i '/"name": "cuInit_v2"/d' "$d/rt-masq.7.json" "$d/rt-masq-trace.8.json"
 	expect fail "a named function never called" "$script" "$d"
 	good "$d" "$header"
+	: >"$d/rt-masq-12.0.err"
+	expect fail "a 12.0 run that failed without the runtime refusing the driver" "$script" "$d"
+	good "$d" "$header"
 	echo 0 >"$d/rt-masq-12.0.rc"
-	expect fail "a 12.0 run that the 13.0 runtime did not refuse" "$script" "$d"
+	echo 'PASS one' >"$d/rt-masq-12.0.res"
+	expect fail "a 12.0 run that passed with other results" "$script" "$d"
 done
 echo "$((n - fail)) passed, $fail failed"
 [ $fail -eq 0 ]
