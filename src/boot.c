@@ -21,6 +21,7 @@
 struct cushim_state cushim_state;
 void *cushim_impl[CUSHIM_NSYMS];
 unsigned char cushim_origin[CUSHIM_NSYMS];
+void *cushim_hidden_real[CUSHIM_NSYMS];
 
 static struct cushim_source driver; /* the driver, as first opened */
 static int masquerade;
@@ -126,14 +127,14 @@ static void resolve_table(int effective)
 		const struct cushim_sym *s = &cushim_syms[i];
 		void *p = NULL;
 
-		if (cushim_hidden_name(s->name))
-			missing_why[i] = WHY_HIDDEN;
-		else if (s->version > effective)
+		if (s->version > effective)
 			missing_why[i] = WHY_NEWER; /* never ask above the driver's own version */
 		else if (cushim_source_lookup(&driver, i, &p) != CUSHIM_FOUND)
 			missing_why[i] = WHY_ABSENT;
-		else if (cushim_inside_self(p) && (missing_why[i] = WHY_SELF) && !nself++)
-			first_self = s->name;
+		else if (cushim_inside_self(p))
+			missing_why[i] = WHY_SELF, first_self = nself++ ? first_self : s->name;
+		else if (cushim_hidden_name(s->name))
+			missing_why[i] = WHY_HIDDEN, cushim_hidden_real[i] = p; /* to know it when asked for */
 		if (missing_why[i]) {
 			cushim_state.missing++;
 			continue;

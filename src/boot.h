@@ -40,6 +40,9 @@ int cushim_runtime_loaded(void);
 int cushim_is_process_driver(void);
 int cushim_open_real_driver(struct cushim_source *src);
 
+/* boot.c: the driver's function behind each hidden export (CUSHIM_HIDE) */
+extern void *cushim_hidden_real[CUSHIM_NSYMS];
+
 /* answer.c: cushim's own versions of a few exports */
 extern int cushim_emulating;
 CUresult CUDAAPI cushim_own_cuDriverGetVersion(int *version);
