@@ -94,7 +94,8 @@ fetch_deb() {
 
 # fetch_wheel TMP SPEC: download and unpack into TMP/x.
 fetch_wheel() {
-	if ! timeout 180 "$PYTHON" -m pip download -q --no-deps --only-binary=:all: -d "$1" "$2" > "$1/pip.log" 2>&1; then
+	if ! timeout 180 "$PYTHON" -m pip download -q --no-deps --only-binary=:all: --retries 0 --timeout 15 \
+		-d "$1" "$2" > "$1/pip.log" 2>&1; then
 		echo "fetch: cannot fetch $2 from PyPI (no network?):" >&2
 		tail -n 3 "$1/pip.log" >&2
 		return 1

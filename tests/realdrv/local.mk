@@ -28,7 +28,7 @@ tests/realdrv/imports.c: src/cushim-syms.tsv $(top_srcdir)/tests/realdrv/imports
 CLEANFILES += tests/realdrv/imports.c
 
 TESTS += tests/realdrv/drivers.sh tests/realdrv/runtimes.sh tests/realdrv/runtimes-gpu.sh
-EXTRA_DIST += tests/realdrv/fetch.sh tests/realdrv/imports.awk tests/realdrv/drivers.sh \
+EXTRA_DIST += tests/realdrv/fetch.sh tests/realdrv/imports.awk tests/realdrv/realdrv-env.sh tests/realdrv/drivers.sh \
 	tests/realdrv/runtimes.sh tests/realdrv/runtimes-gpu.sh
 
 fetch-drivers:
