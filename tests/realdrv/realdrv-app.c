@@ -192,11 +192,29 @@ static const char *origin_of_driver(void)
 	return drv_sym("cuGetProcAddress") ? "driver" : "dlsym";
 }
 
+/* cushim asks the driver the program linked. */
+static void check_driver_path(void)
+{
+	Dl_info info;
+
+	if (dladdr(drv_sym("cuInit"), &info) && strcmp(info.dli_fname, realdrv_shim.driver_path()) != 0)
+		realdrv_fail("cushim uses %s, the program linked %s", realdrv_shim.driver_path(), info.dli_fname);
+}
+
+/* The matrix line's fields, as drivers.sh reads them (cuInit's follow). */
+static void print_row(const struct realdrv_counts *c, int seen, int called, int before, int after)
+{
+	const char *origin = origin_of_driver();
+
+	printf("realdrv-row: %d %d %d %d %s:%d exact=%d/%d imports=%d/%d in-shim=%d/%d missing-36=%d count=%d/%d ",
+	       seen, c->resolved, c->adapted, c->missing, origin, c->by_origin[strcmp(origin, "driver") == 0 ? 1 : 2],
+	       c->exact, c->resolved, c->bound, c->imported, c->in_shim, realdrv_nimports, called, before, after);
+}
+
 int main(void)
 {
 	struct realdrv_counts c;
 	int count_n, before, after, seen, called, init, init_drv;
-	Dl_info info;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!environment_ok())
@@ -212,12 +230,9 @@ int main(void)
 	check_untouched("before any missing export is called", before);
 	called = realdrv_call_missing();
 	realdrv_check_exports(&c, origin_of_driver());
-	if (dladdr(drv_sym("cuInit"), &info) && strcmp(info.dli_fname, realdrv_shim.driver_path()) != 0)
-		realdrv_fail("cushim uses %s, the program linked %s", realdrv_shim.driver_path(), info.dli_fname);
+	check_driver_path();
 	after = check_untouched("after cushim's bootstrap and calls", before);
-	printf("realdrv-row: %d %d %d %d %s:%d exact=%d/%d imports=%d/%d in-shim=%d/%d missing-36=%d count=%d/%d ", seen,
-	       c.resolved, c.adapted, c.missing, origin_of_driver(), c.by_origin[drv_sym("cuGetProcAddress") ? 1 : 2],
-	       c.exact, c.resolved, c.bound, c.imported, c.in_shim, realdrv_nimports, called, before, after);
+	print_row(&c, seen, called, before, after);
 	init = check_init(&init_drv);
 	printf("cuInit=%d/%d via=\"%s\"\n", init, init_drv, realdrv_shim.entry_via());
 	if (init == CUDA_SUCCESS) {
