@@ -52,6 +52,15 @@ struct cli_shim {
  * command down. -1 with a message in err when it could not say. */
 int cli_load_shim(const struct cli_lib *lib, struct cli_shim *shim, char *err, size_t errsize);
 
+/* The GPUs the driver here sees (gpus.c), asked through libcushim.so in a
+ * child process: how many (0 or more), or -1 with why. */
+#define CLI_MAX_GPUS 64
+struct cli_gpu {
+	int ordinal, major, minor; /* compute capability major.minor */
+	char name[256];
+};
+int cli_gpus(const struct cli_lib *lib, struct cli_gpu *gpus, int max, char *why, size_t whysize);
+
 /* ---- finding libraries the way the loader does (ldsearch.c) ---- */
 /* Is this ELF object for this machine (class and e_machine)? why says if not. */
 int cli_elf_machine_ok(Elf *elf, const char **why);
