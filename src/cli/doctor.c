@@ -35,6 +35,22 @@ static const char *judge_setting(const char *name, const char *v)
 	return NULL;
 }
 
+/* The GPUs the driver sees, with their architecture (what cushim check
+ * --gpu=auto compares with). */
+static void print_gpus(const struct cli_lib *lib)
+{
+	struct cli_gpu g[CLI_MAX_GPUS];
+	char why[512];
+	int n = cli_gpus(lib, g, CLI_MAX_GPUS, why, sizeof why);
+	if (n < 0)
+		printf("gpus:        none usable: %s\n", why);
+	else if (n == 0)
+		printf("gpus:        none: the driver sees no GPU\n");
+	for (int i = 0; i < n; i++)
+		printf("%-12s %d: %s, compute capability %d.%d (sm_%d%d)\n", i ? "" : "gpus:", g[i].ordinal, g[i].name,
+		       g[i].major, g[i].minor, g[i].major, g[i].minor);
+}
+
 int cmd_doctor(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -162,6 +178,8 @@ int cmd_doctor(int argc, char **argv)
 			}
 		}
 	}
+
+	print_gpus(&lib);
 
 	for (size_t i = 0; i < nsettings; i++) {
 		const struct setting *s = &settings[i];

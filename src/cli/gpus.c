@@ -40,7 +40,7 @@ static void ask(const struct cli_lib *lib, int fd)
 	name_fn name = (name_fn)dlsym(h, "cuDeviceGetName");
 	attr_fn attr = (attr_fn)dlsym(h, "cuDeviceGetAttribute");
 	struct cli_gpu g;
-	int n = 0, rc, dev;
+	int n = 0, rc, dev = 0;
 	if (!init || !count || !get || !name || !attr) {
 		dprintf(fd, "E%s lacks the cuDevice* functions", lib->path);
 		_exit(1);
@@ -55,6 +55,10 @@ static void ask(const struct cli_lib *lib, int fd)
 		if ((rc = get(&dev, i)) != 0 || (rc = attr(&g.major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev)) ||
 		    (rc = attr(&g.minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev)))
 			say(fd, "cuDeviceGetAttribute", rc);
+		if (g.major <= 0 || g.minor < 0 || g.minor > 9) {
+			dprintf(fd, "Ethe driver gave GPU %d the compute capability %d.%d", i, g.major, g.minor);
+			_exit(1);
+		}
 		if (name(g.name, (int)sizeof g.name - 1, dev) != 0)
 			snprintf(g.name, sizeof g.name, "GPU %d", i);
 		if (write(fd, "G", 1) != 1 || write(fd, &g, sizeof g) != (ssize_t)sizeof g)
