@@ -1,13 +1,12 @@
 /* Does a file's own code call the CUDA runtime it links statically?  The
  * symbol table says where each function is; a direct call (x86-64: call or
  * jmp rel32; AArch64: bl or b) from a function that is not the runtime's
- * (libcudart_static_*, cuda*, __cuda*) to one of the runtime's cuda*
- * functions answers yes.  Without a symbol table (a stripped file) or on
+ * (libcudart_static_*, cuda*, __cuda*) to one of the runtime's entry points
+ * (cli_runtime_entry) answers yes.  Without a symbol table (a stripped file) or on
  * another machine it cannot tell. */
 #include "config.h"
 #include "cudart.h"
 #include "gpucode.h"
-#include <ctype.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,10 @@ struct fn {
 	GElf_Xword size;
 	const char *name;
 };
+
+/* The most code bytes read for one file: a crafted symbol table cannot make
+ * the scan read its code over and over. */
+#define SCAN_BUDGET ((size_t)256 << 20)
 
 struct fns {
 	struct fn *v;
@@ -34,14 +37,9 @@ static void push(struct fns *f, GElf_Addr addr, GElf_Xword size, const char *nam
 	f->v[f->n++] = (struct fn){ addr, size, name };
 }
 
-static int runtime_api(const char *name)
-{
-	return strncmp(name, "cuda", 4) == 0 && isupper((unsigned char)name[4]);
-}
-
 static int runtime_own(const char *name)
 {
-	return runtime_api(name) || strncmp(name, "libcudart_static_", 17) == 0 || strncmp(name, "__cuda", 6) == 0;
+	return cli_runtime_entry(name) || strncmp(name, "libcudart_static_", 17) == 0 || strncmp(name, "__cuda", 6) == 0;
 }
 
 static int cmp_fn(const void *a, const void *b)
@@ -67,7 +65,7 @@ static int read_functions(Elf *elf, struct fns *api, struct fns *own)
 			if (!gelf_getsym(d, (int)k, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
 			    s.st_shndx == SHN_UNDEF || !(name = elf_strptr(elf, sh.sh_link, s.st_name)))
 				continue;
-			if (runtime_api(name))
+			if (cli_runtime_entry(name))
 				push(api, s.st_value, s.st_size, name);
 			else if (!runtime_own(name) && s.st_size)
 				push(own, s.st_value, s.st_size, name);
@@ -97,7 +95,8 @@ static GElf_Addr branch_target(int machine, const unsigned char *p, size_t left,
 	return at + (GElf_Addr)imm;
 }
 
-static const struct fn *first_call(Elf *elf, int machine, const struct fn *f, const struct fns *api)
+static const struct fn *first_call(Elf *elf, int machine, const struct fn *f, const struct fns *api,
+				    size_t *budget)
 {
 	const unsigned char *p;
 	size_t n, step;
@@ -105,6 +104,9 @@ static const struct fn *first_call(Elf *elf, int machine, const struct fn *f, co
 		return NULL;
 	if (n > f->size)
 		n = (size_t)f->size;
+	if (n > *budget)
+		n = *budget;
+	*budget -= n;
 	for (size_t i = 0; i < n; i += step) {
 		struct fn key = { branch_target(machine, p + i, n - i, f->addr + i, &step), 0, NULL };
 		const struct fn *hit = key.addr ? bsearch(&key, api->v, api->n, sizeof *api->v, cmp_fn) : NULL;
@@ -128,12 +130,18 @@ int cli_runtime_called(Elf *elf, char *why, size_t whysize)
 		goto out;
 	}
 	answer = 0;
-	snprintf(why, whysize, "none of its own functions calls a cuda* function");
+	snprintf(why, whysize, "none of its own functions calls a cuda* function or launches a kernel");
+	size_t budget = SCAN_BUDGET;
 	for (size_t i = 0; i < own.n; i++) {
-		const struct fn *hit = first_call(elf, eh.e_machine, &own.v[i], &api);
+		const struct fn *hit = first_call(elf, eh.e_machine, &own.v[i], &api, &budget);
 		if (hit) {
 			snprintf(why, whysize, "%s calls %s", own.v[i].name, hit->name);
 			answer = 1;
+			break;
+		}
+		if (!budget) {
+			snprintf(why, whysize, "its code is too large to read for calls");
+			answer = -1;
 			break;
 		}
 	}

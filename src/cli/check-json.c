@@ -78,7 +78,7 @@ static void json_imports(const struct result *r)
 
 static void json_runtime(const struct cli_runtime *rt)
 {
-	static const char *const linkage[] = { "none", "static", "dynamic", "self" };
+	static const char *const linkage[] = { "none", "static", "dynamic", "self", "imported" };
 	printf(",\n    \"runtime\": ");
 	if (rt->linkage == RT_NONE) {
 		printf("null");

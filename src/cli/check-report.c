@@ -97,6 +97,12 @@ static void print_runtime(const struct result *r)
 	char name[96], d[64];
 	if (rt->linkage == RT_NONE)
 		return;
+	if (rt->linkage == RT_IMPORTED) {
+		printf("%s: calls the CUDA runtime (%s) but names no runtime library: the runtime of the program "
+		       "that loads it serves those calls, and its version sets the driver needed\n", r->file,
+		       rt->used_why);
+		return;
+	}
 	runtime_name(rt, name, sizeof name);
 	if (rt->linkage == RT_STATIC)
 		printf("%s: carries %s, linked statically (%s)", r->file, name, rt->from);
@@ -277,31 +283,42 @@ static const char *decider_words(const struct result *r)
 static void say_blocker(const struct result *r, const char *head, const char *why, int *said)
 {
 	if ((*said)++)
-		printf("%s: also: %s\n", r->file, why);
+		printf("%s: also %s: %s\n", r->file, head, why);
 	else
 		printf("%s: verdict: will not run %s: %s\n", r->file, head, why);
 }
 
+static void print_gpu_blockers(const struct result *r, const struct opts *o, int *said)
+{
+	char why[640], head[160], d[64], g[16];
+	for (int i = 0; i < o->ngpus; i++) {
+		const struct cli_gpu_fit *fit = &r->v.fits[i];
+		if (fit->how != GPU_NO_CODE && fit->how != GPU_PTX_TOO_NEW)
+			continue;
+		snprintf(head, sizeof head, "on %s", gpu_name(o->gpus[i], g, sizeof g));
+		if (fit->how == GPU_PTX_TOO_NEW)
+			snprintf(head + strlen(head), sizeof head - strlen(head), " with %s",
+				 check_driver_name(o->versus, d, sizeof d));
+		fit_words(r, o, i, why, sizeof why - 40);
+		strcat(why, "; cushim cannot change that");
+		say_blocker(r, head, why, said);
+	}
+}
+
 static void print_blockers(const struct result *r, const struct opts *o)
 {
-	char why[1024], head[160], d[64], g[16];
+	char why[1024], head[160], d[64];
 	int said = 0;
-	snprintf(head, sizeof head, "on %s", o->versus ? check_driver_name(o->versus, d, sizeof d) : "any driver");
+	snprintf(head, sizeof head, "on %s", check_driver_name(o->versus, d, sizeof d));
 	if (r->v.blocked[BY_RUNTIME]) {
 		runtime_reason(r, o, why, sizeof why);
 		say_blocker(r, head, why, &said);
 	}
-	for (int i = 0; r->v.blocked[BY_GPU_CODE] && i < o->ngpus; i++) {
-		if (r->v.fits[i].how != GPU_NO_CODE && r->v.fits[i].how != GPU_PTX_TOO_NEW)
-			continue;
-		char words[512];
-		fit_words(r, o, i, words, sizeof words);
-		snprintf(why, sizeof why, "on %s: %s; cushim cannot change that", gpu_name(o->gpus[i], g, sizeof g), words);
-		say_blocker(r, said ? "" : o->versus ? head : "there", why, &said);
-	}
+	if (r->v.blocked[BY_GPU_CODE])
+		print_gpu_blockers(r, o, &said);
 	if (r->v.blocked[BY_IMPORTS]) {
 		imports_reason(r, why, sizeof why);
-		snprintf(head + strlen(head), sizeof head - strlen(head), " without cushim");
+		strcat(head, " without cushim");
 		say_blocker(r, head, why, &said);
 	}
 }

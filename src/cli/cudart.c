@@ -34,6 +34,13 @@ static int soname_version(const char *name, int *major_only)
 	return major * 1000 + (minor >= 0 && minor <= 9 ? minor * 10 : 0);
 }
 
+int cli_runtime_entry(const char *name)
+{
+	if (strncmp(name, "cuda", 4) == 0)
+		return isupper((unsigned char)name[4]);
+	return strncmp(name, "__cudaLaunch", 12) == 0 || strcmp(name, "__cudaPushCallConfiguration") == 0;
+}
+
 typedef void (*data_fn)(const unsigned char *p, size_t n, void *arg);
 
 /* Calls fn on each allocated, non-executable section with contents. */
@@ -120,8 +127,8 @@ static void scan_symbols(Elf *elf, int *static_mark, int *imports, char *first, 
 				continue;
 			if (s.st_shndx != SHN_UNDEF && strncmp(name, "libcudart_static_", 17) == 0)
 				*static_mark = 1;
-			else if (s.st_shndx == SHN_UNDEF && strncmp(name, "cuda", 4) == 0 && isupper((unsigned char)name[4]) &&
-				 sh.sh_type == SHT_DYNSYM && (*imports)++ == 0)
+			else if (s.st_shndx == SHN_UNDEF && sh.sh_type == SHT_DYNSYM && cli_runtime_entry(name) &&
+				 (*imports)++ == 0)
 				snprintf(first, size, "%s", name);
 		}
 	}
@@ -141,7 +148,7 @@ static void dynamic_runtime(const struct cli_runtime_in *in, int imports, const 
 		rt->used = imports > 0;
 		if (imports)
 			snprintf(rt->used_why, sizeof rt->used_why, "it imports %s%s", first,
-				 imports > 1 ? " and other cuda* functions" : "");
+				 imports > 1 ? " and other runtime functions" : "");
 		else
 			snprintf(rt->used_why, sizeof rt->used_why, "it imports no cuda* function");
 		return;
@@ -195,8 +202,15 @@ void cli_runtime_detect(Elf *elf, const struct cli_runtime_in *in, struct cli_ru
 	}
 	scan_symbols(elf, &static_mark, &imports, first, sizeof first);
 	dynamic_runtime(in, imports, first, rt);
+	if (rt->linkage == RT_NONE && imports) {
+		rt->linkage = RT_IMPORTED;
+		rt->used = 1;
+		snprintf(rt->used_why, sizeof rt->used_why, "it imports %s%s", first,
+			 imports > 1 ? " and other runtime functions" : "");
+		snprintf(rt->from, sizeof rt->from, "no DT_NEEDED libcudart");
+	}
 	each_data(elf, find_marks, &m);
-	if (!static_mark && !(m.error_text && rt->linkage == RT_NONE))
+	if (!static_mark && !(m.error_text && (rt->linkage == RT_NONE || rt->linkage == RT_IMPORTED)))
 		return;
 	if (rt->linkage == RT_DYNAMIC) /* both: the static one is what the file's own calls reach */
 		rt->library[0] = '\0';

@@ -5,7 +5,9 @@
 #include <libelf.h>
 #include <stddef.h>
 
-enum { RT_NONE, RT_STATIC, RT_DYNAMIC, RT_SELF };
+/* RT_IMPORTED: it calls cuda* functions but names no runtime library: the
+ * runtime of the program that loads it serves them. */
+enum { RT_NONE, RT_STATIC, RT_DYNAMIC, RT_SELF, RT_IMPORTED };
 
 struct cli_runtime {
 	int linkage;       /* one of the above */
@@ -25,6 +27,11 @@ struct cli_runtime_in {
 	const char *soname;  /* its DT_SONAME, or NULL */
 };
 
+/* A runtime function whose call makes the runtime ask for the driver: the
+ * API (cudaMalloc) and the kernel launch nvcc's stubs make
+ * (__cudaLaunchKernel, __cudaPushCallConfiguration); registering GPU code at
+ * start-up (__cudaRegisterFatBinary) does not. */
+int cli_runtime_entry(const char *name);
 void cli_runtime_detect(Elf *elf, const struct cli_runtime_in *in, struct cli_runtime *rt);
 /* Whether a call from the file's own code reaches one of the runtime's
  * cuda* functions (x86-64 and AArch64, from the symbol table): 1 and who
