@@ -128,13 +128,13 @@ static void image_detail(const struct fb_image *im, char *buf, size_t size)
 {
 	int need = cli_ptx_isa_cuda(im->isa_major, im->isa_minor);
 	size_t n = 0;
-	if (im->kind == FB_PTX && need)
+	if (im->empty)
+		n = (size_t)snprintf(buf, size, "no kernels in it");
+	else if (im->kind == FB_PTX && need)
 		n = (size_t)snprintf(buf, size, "PTX ISA %d.%d: JIT needs a CUDA %s driver", im->isa_major,
 				     im->isa_minor, cli_version(need));
 	else if (im->kind == FB_PTX)
 		n = (size_t)snprintf(buf, size, "PTX ISA %d.%d: not in cushim's table", im->isa_major, im->isa_minor);
-	else if (im->empty)
-		n = (size_t)snprintf(buf, size, "no code in it");
 	else if (im->toolkit)
 		n = (size_t)snprintf(buf, size, "built by CUDA %s", cli_version(im->toolkit));
 	if (im->compressed && n < size)

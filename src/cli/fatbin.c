@@ -15,7 +15,8 @@
  *              (sm_90a), 0x200000 family-specific (sm_100f).
  *
  * An ELF payload that is not compressed is a cubin whose .note.nv.cuinfo
- * note records the toolkit that built it. */
+ * note records the toolkit that built it.  An image without kernels (nvcc
+ * leaves some) is marked empty: it does not count when judging a GPU. */
 #include "config.h"
 #include "fatbin.h"
 #include <gelf.h>
@@ -138,8 +139,26 @@ static int read_entry(const unsigned char *p, size_t n, uint64_t at, struct fb_l
 	}
 	if (im->kind == FB_SASS && !im->compressed && size >= 4 && memcmp(p + hsize, ELFMAG, SELFMAG) == 0)
 		read_cubin(p + hsize, (size_t)size, im);
+	if (im->kind == FB_PTX && !im->compressed)
+		im->empty = !memmem(p + hsize, (size_t)size, ".entry", 6);
 	*used = (size_t)(hsize + size);
 	return 0;
+}
+
+/* PTX compiled, with SASS, from a file without kernels has none either:
+ * where a fatbin's SASS images are all empty, its compressed PTX is taken
+ * as empty too. */
+static void empty_ptx(struct fb_list *out, size_t first)
+{
+	int empty_sass = 0;
+	for (size_t i = first; i < out->n; i++) {
+		if (out->img[i].kind == FB_SASS && !out->img[i].empty)
+			return;
+		empty_sass |= out->img[i].kind == FB_SASS;
+	}
+	for (size_t i = first; empty_sass && i < out->n; i++)
+		if (out->img[i].kind == FB_PTX)
+			out->img[i].empty = 1;
 }
 
 int fb_read_one(const unsigned char *p, size_t n, uint64_t base, struct fb_list *out, size_t *used, char *why,
@@ -166,6 +185,8 @@ int fb_read_one(const unsigned char *p, size_t n, uint64_t base, struct fb_list 
 			return -1;
 	if (out->n == before)
 		out->nfatbins--; /* an empty fatbin (nvcc writes one before PTX-only code) */
+	else
+		empty_ptx(out, before);
 	*used = (size_t)(hsize + size);
 	return 0;
 }

@@ -17,7 +17,7 @@ struct fb_image {
 	int isa_major, isa_minor; /* PTX: its ISA version (9.0); SASS: 0 */
 	int toolkit;    /* SASS: the CUDA version of the ptxas that built it, 0 if not recorded */
 	int compressed; /* the payload is compressed; what is above comes from the header */
-	int empty;      /* SASS with no code in it (nvcc's device link can leave one) */
+	int empty;      /* no kernels in it (nvcc's device link leaves such SASS) */
 	int fatbin;     /* which fatbin of the file (1-based) */
 };
 

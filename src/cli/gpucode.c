@@ -234,7 +234,7 @@ void cli_gpu_fit(const struct fb_list *l, struct cli_gpu_arch gpu, int driver, s
 	}
 	for (size_t i = 0; i < l->n; i++) {
 		const struct fb_image *im = &l->img[i];
-		if (im->kind != FB_PTX || !ptx_targets(im, gpu))
+		if (im->kind != FB_PTX || im->empty || !ptx_targets(im, gpu))
 			continue;
 		int need = cli_ptx_isa_cuda(im->isa_major, im->isa_minor);
 		int ok = !driver || !need || need <= driver;
