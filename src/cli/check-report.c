@@ -196,7 +196,10 @@ static void fit_words(const struct result *r, const struct opts *o, int i, char 
 	char name[48], have[256], d[64];
 	if (fit->image)
 		fb_image_name(fit->image, name, sizeof name);
-	if (fit->how == GPU_SASS)
+	if (fit->how == GPU_SASS && o->versus && fit->image->toolkit / 1000 > o->versus / 1000)
+		snprintf(buf, size, "runs its SASS %s (built by CUDA %s: NVIDIA does not promise that a CUDA %s "
+			 "driver loads it)", name, cli_version(fit->image->toolkit), cli_version(o->versus));
+	else if (fit->how == GPU_SASS)
 		snprintf(buf, size, "runs its SASS %s", name);
 	else if (fit->how == GPU_PTX && fit->ptx_driver)
 		snprintf(buf, size, "no SASS for it; the driver JIT-compiles its PTX %s (PTX ISA %d.%d: %s "
