@@ -8,7 +8,6 @@
 #include "enums.h"
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -73,11 +72,7 @@ static int answer(int fd, struct cli_gpu *gpus, int max, char *why, size_t whysi
 	char buf[1 + sizeof *gpus];
 	int n = 0;
 	for (;;) {
-		size_t got = 0;
-		ssize_t k;
-		while (got < sizeof buf && ((k = read(fd, buf + got, sizeof buf - got)) > 0 || (k < 0 && errno == EINTR)))
-			if (k > 0)
-				got += (size_t)k;
+		size_t got = cli_read_full(fd, buf, sizeof buf);
 		if (got == sizeof buf && buf[0] == 'G' && n < max) {
 			memcpy(&gpus[n++], buf + 1, sizeof *gpus);
 			continue;
@@ -92,32 +87,14 @@ static int answer(int fd, struct cli_gpu *gpus, int max, char *why, size_t whysi
 
 int cli_gpus(const struct cli_lib *lib, struct cli_gpu *gpus, int max, char *why, size_t whysize)
 {
-	int p[2], st, n;
-	pid_t pid;
-	if (pipe(p) != 0) {
-		snprintf(why, whysize, "pipe: %s", strerror(errno));
+	int fd, st, n;
+	pid_t pid = cli_quiet_child(&fd, why, whysize);
+	if (pid < 0)
 		return -1;
-	}
-	fflush(NULL);
-	if ((pid = fork()) < 0) {
-		snprintf(why, whysize, "fork: %s", strerror(errno));
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		close(p[0]);
-		setenv("CUSHIM_LOG", "off", 1);
-		unsetenv("CUSHIM_LOG_FILE");
-		unsetenv("CUSHIM_SUMMARY");
-		int null = open("/dev/null", O_WRONLY);
-		if (null >= 0)
-			dup2(null, 1), dup2(null, 2);
-		ask(lib, p[1]);
-	}
-	close(p[1]);
-	n = answer(p[0], gpus, max, why, whysize);
-	close(p[0]);
+	if (pid == 0)
+		ask(lib, fd);
+	n = answer(fd, gpus, max, why, whysize);
+	close(fd);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (n >= 0 && WIFSIGNALED(st)) {
