@@ -179,8 +179,6 @@ int cmd_doctor(int argc, char **argv)
 		}
 	}
 
-	print_gpus(&lib);
-
 	for (size_t i = 0; i < nsettings; i++) {
 		const struct setting *s = &settings[i];
 		const char *label = i ? "" : "settings:";
@@ -195,5 +193,6 @@ int cmd_doctor(int argc, char **argv)
 	}
 	for (int i = 0; i < nunknown; i++)
 		printf("             %s is not a cushim variable (a typo?): ignored\n", unknown[i]);
+	print_gpus(&lib);
 	return status;
 }
