@@ -126,7 +126,7 @@ int cli_runtime_called(Elf *elf, char *why, size_t whysize)
 		return -1;
 	}
 	if (!read_functions(elf, &api, &own) || !api.n) {
-		snprintf(why, whysize, "it has no symbol table to tell by (stripped)");
+		snprintf(why, whysize, "it is stripped: no symbol table to tell by");
 		goto out;
 	}
 	answer = 0;
