@@ -70,6 +70,22 @@ static void report_sources(const struct cli_shim *shim)
 	print_origins(shim->init_origins);
 }
 
+/* The GPUs the driver sees, with their architecture (what cushim check
+ * --gpu=auto compares with). */
+static void print_gpus(const struct cli_lib *lib)
+{
+	struct cli_gpu g[CLI_MAX_GPUS];
+	char why[512];
+	int n = cli_gpus(lib, g, CLI_MAX_GPUS, why, sizeof why);
+	if (n < 0)
+		printf("gpus:        none usable: %s\n", why);
+	else if (n == 0)
+		printf("gpus:        none: the driver sees no GPU\n");
+	for (int i = 0; i < n; i++)
+		printf("%-12s %d: %s, compute capability %d.%d (sm_%d%d)\n", i ? "" : "gpus:", g[i].ordinal, g[i].name,
+		       g[i].major, g[i].minor, g[i].major, g[i].minor);
+}
+
 int cmd_doctor(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -211,5 +227,6 @@ int cmd_doctor(int argc, char **argv)
 	}
 	for (int i = 0; i < nunknown; i++)
 		printf("             %s is not a cushim variable (a typo?): ignored\n", unknown[i]);
+	print_gpus(&lib);
 	return status;
 }

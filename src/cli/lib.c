@@ -134,13 +134,10 @@ static void probe(const struct cli_lib *lib, int fd)
 	_exit(0);
 }
 
-int cli_load_shim(const struct cli_lib *lib, struct cli_shim *shim, char *err, size_t errsize)
+pid_t cli_quiet_child(int *fd, char *err, size_t errsize)
 {
-	int p[2], st;
+	int p[2];
 	pid_t pid;
-
-	memset(shim, 0, sizeof *shim);
-	shim->resolved = shim->missing = -1;
 	if (pipe(p) != 0) {
 		snprintf(err, errsize, "pipe: %s", strerror(errno));
 		return -1;
@@ -162,16 +159,38 @@ int cli_load_shim(const struct cli_lib *lib, struct cli_shim *shim, char *err, s
 		int null = open("/dev/null", O_WRONLY);
 		if (null >= 0)
 			dup2(null, 1), dup2(null, 2);
-		probe(lib, p[1]);
+		*fd = p[1];
+		return 0;
 	}
 	close(p[1]);
-	char buf[1 + sizeof *shim];
+	*fd = p[0];
+	return pid;
+}
+
+size_t cli_read_full(int fd, void *buf, size_t size)
+{
 	size_t got = 0;
 	ssize_t n;
-	while (got < sizeof buf && ((n = read(p[0], buf + got, sizeof buf - got)) > 0 || (n < 0 && errno == EINTR)))
+	while (got < size && ((n = read(fd, (char *)buf + got, size - got)) > 0 || (n < 0 && errno == EINTR)))
 		if (n > 0)
 			got += (size_t)n;
-	close(p[0]);
+	return got;
+}
+
+int cli_load_shim(const struct cli_lib *lib, struct cli_shim *shim, char *err, size_t errsize)
+{
+	int fd, st;
+	pid_t pid;
+
+	memset(shim, 0, sizeof *shim);
+	shim->resolved = shim->missing = -1;
+	if ((pid = cli_quiet_child(&fd, err, errsize)) < 0)
+		return -1;
+	if (pid == 0)
+		probe(lib, fd);
+	char buf[1 + sizeof *shim];
+	size_t got = cli_read_full(fd, buf, sizeof buf);
+	close(fd);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (got == sizeof buf && buf[0] == 'R') {
