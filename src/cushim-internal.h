@@ -16,12 +16,15 @@
 
 enum cushim_flavour { CUSHIM_LEGACY, CUSHIM_PTDS, CUSHIM_PTSZ };
 
-/* One row of the symbol table (src/cushim-syms.h, generated). */
+/* One row of the symbol table (src/cushim-syms.h, generated from the
+ * committed table src/table/cuda-api.tsv and the toolkit's headers). */
 struct cushim_sym {
 	const char *name;     /* exported ABI name: cuCtxCreate_v2 */
 	const char *base;     /* name cuGetProcAddress knows: cuCtxCreate */
 	int version;          /* CUDA version of this variant: 3020 */
 	unsigned char flavour;
+	unsigned char lookup_only; /* no exported name (name is base_v<version>): a
+				    * variant reached only through cuGetProcAddress */
 };
 extern const struct cushim_sym cushim_syms[CUSHIM_NSYMS] CUSHIM_HIDDEN;
 
