@@ -35,6 +35,13 @@ enum {
 #undef CUSHIM_SYM
 };
 
+/* The function type of every row: the toolkit's prototype where its headers
+ * declare the row, else one of ABI-equivalent types (tools/gensyms.py):
+ * cushim_fn_cuCtxCreate_v2, cushim_fn_cuLaunchHostFunc_v2 ... */
+#define CUSHIM_SYM(i, name, base, ver, fl, hdr, params, ...) typedef CUresult CUDAAPI cushim_fn_##name params;
+#include "cushim-syms.h"
+#undef CUSHIM_SYM
+
 /* What each exported stub calls (NULL until resolved), and what the driver gave. */
 extern void *cushim_slot[CUSHIM_NSYMS] CUSHIM_HIDDEN;
 extern void *cushim_real[CUSHIM_NSYMS] CUSHIM_HIDDEN;

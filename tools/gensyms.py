@@ -199,7 +199,9 @@ def write_syms(o, rows, protos, enum_ids, banner, local, table):
     lists = [("CUSHIM_LOOKUP_ONLY", "variants with no exported name: reached through cuGetProcAddress only",
               [i for i, r in enumerate(rows) if not r["name"]]),
              ("CUSHIM_UNDECLARED", "rows the configured toolkit's headers do not declare (the table's)",
-              [i for i, r in enumerate(rows) if not r["local"]])]
+              [i for i, r in enumerate(rows) if not r["local"]]),
+             ("CUSHIM_DECLARED", "the exports the configured toolkit's headers declare",
+              [i for i, r in enumerate(rows) if r["local"] and r["local"]["name"]])]
     for macro, what, idx in lists:
         o.write("#ifdef %s /* %s(index, name): %s */\n" % (macro, macro, what))
         o.write("".join("%s(%d, %s)\n" % (macro, i, row_name(rows[i])) for i in idx))
