@@ -83,7 +83,7 @@ class Error(Exception):
 
 
 def die(msg):
-    sys.stderr.write("%s: %s\n" % (os.path.basename(sys.argv[0]), msg))
+    sys.stderr.write("%s: %s\n" % (os.path.splitext(os.path.basename(sys.argv[0]))[0], msg))
     sys.exit(1)
 
 
@@ -488,6 +488,7 @@ class Api:
         self.public = Types()
         self.files = []
         self.decl_types = set()  # every type name the headers define (for the build)
+        self.declared = set()    # every function name the headers declare
         self.read(cpp)
 
     def find(self, name):
@@ -536,6 +537,7 @@ class Api:
             elif re.match(r"(struct|union|enum)\s+\w+\s*\{", stmt):
                 self.types.add(stmt)
         self.types.finish()
+        self.declared.update(decls)
         self.rows.extend(self.name_group(tdh, decls, pfns))
 
     def name_group(self, tdh, decls, pfns):
