@@ -554,7 +554,7 @@ class Api:
             if any(not v["unversioned"] for v in vs):
                 vs = [v for v in vs if not v["unversioned"]]  # an alias of a versioned one
             for v in vs:
-                del v["unversioned"]
+                v["guessed"] = v.pop("unversioned")
             rows.extend(self.pair(base, fl, sorted(vs, key=lambda v: v["version"]), decls))
         self.check_flavours(rows)
         return rows

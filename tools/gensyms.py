@@ -53,8 +53,12 @@ def union(local, table):
     for r in table.rows:
         rows[(r["base"], r["version"], r["flavour"])] = dict(r, local=None)
     newer_local = local.version > table.version
+    named = {(r["base"], r["flavour"], r["name"]): k for k, r in rows.items() if r["name"]}
     for r in local.rows:
         key = (r["base"], r["version"], r["flavour"])
+        if r.get("guessed") and key not in rows and (r["base"], r["flavour"], r["name"]) in named:
+            key = named[(r["base"], r["flavour"], r["name"])]  # the table knows its real version
+            r = dict(r, version=key[1])
         t = rows.get(key)
         if t and r["name"] != t["name"] and r["name"] and t["name"]:
             raise cudaapi.Error("the toolkit (CUDA %s) names %s what the table (CUDA %s) names %s" % (

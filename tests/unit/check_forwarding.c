@@ -281,7 +281,10 @@ static void expect_child(const char *mode, const char *level, const char *const 
 
 START_TEST(check_forwards_every_export)
 {
-	const char *const env[] = { "LD_PRELOAD=" SHIM_SO, "LD_LIBRARY_PATH=" DRV("13.0") ":" NO_RT, NULL };
+	/* forwarding alone: an absent export returns 36 without reaching the
+	 * fake (the adapters, which call an older variant, have tests/adapt) */
+	const char *const env[] = { "LD_PRELOAD=" SHIM_SO, "LD_LIBRARY_PATH=" DRV("13.0") ":" NO_RT, "CUSHIM_ADAPT=0",
+				    NULL };
 	expect_child("forward", "13.0", env);
 }
 END_TEST
