@@ -51,6 +51,7 @@ extern void *cushim_impl[CUSHIM_NSYMS] CUSHIM_HIDDEN;
 extern void *const cushim_stub[CUSHIM_NSYMS] CUSHIM_HIDDEN;   /* the exported stubs */
 extern void *const cushim_tracer[CUSHIM_NSYMS] CUSHIM_HIDDEN; /* their trace wrappers */
 void *cushim_resolve(unsigned i) CUSHIM_HIDDEN;
+void *cushim_slot_acquire(unsigned i) CUSHIM_HIDDEN; /* the stubs' load, in a ThreadSanitizer build */
 CUresult cushim_missing_call(unsigned i) CUSHIM_HIDDEN;
 int cushim_lookup_index(const char *name) CUSHIM_HIDDEN;
 

@@ -267,160 +267,50 @@ STUBS_HEAD = r"""/* The stubs, one per row of the table: an export jumps through
 
 	.section .note.GNU-stack,"",%progbits
 	.text
+"""
 
-#if defined(__x86_64__)
-	.macro stub name, index, global
-	.if \global
-	.globl \name
-	.endif
-	.type \name, %function
-	.p2align 4
-\name:
-.Lstub\index:
-	.cfi_startproc
-	LANDING
-	jmp *cushim_slot+8*\index(%rip)
-	.cfi_endproc
-	.size \name, .-\name
-	.endm
-
-	.macro first index
-	.p2align 4
-.Lfirst\index:
-	.cfi_startproc
-	LANDING
-	movl $\index, %r11d
-	jmp cushim_first_call
-	.cfi_endproc
-	.endm
-
-/* r11d: the row.  Entered with the caller's frame untouched (rsp = 8 mod 16):
+# Per architecture: the stub's jump through slot \index, the first-call
+# entry's jump to the trampoline with the row in a scratch register, and the
+# trampoline's frame, argument registers and call.
+ARCHS = [
+    ("__x86_64__", {
+        "jump": ["jmp *cushim_slot+8*\\index(%rip)"],
+        "enter": ["movl $\\index, %r11d", "jmp {target}"],
+        "first_align": 4,
+        "doc": """r11d: the row.  Entered with the caller's frame untouched (rsp = 8 mod 16):
  * save the argument registers (rdi, rsi, rdx, rcx, r8, r9; rax, which holds
  * the vector count of a variadic call; r10; xmm0-7), keep the stack 16-byte
  * aligned for the call, and leave it exactly as found, so that the stack
- * arguments are where the target expects them. */
-	.p2align 4
-	.type cushim_first_call, %function
-cushim_first_call:
-	.cfi_startproc
-	pushq %rbp
-	.cfi_def_cfa_offset 16
-	.cfi_offset %rbp, -16
-	movq %rsp, %rbp
-	.cfi_def_cfa_register %rbp
-	subq $192, %rsp
-	movq %rdi, 0(%rsp)
-	movq %rsi, 8(%rsp)
-	movq %rdx, 16(%rsp)
-	movq %rcx, 24(%rsp)
-	movq %r8, 32(%rsp)
-	movq %r9, 40(%rsp)
-	movq %rax, 48(%rsp)
-	movq %r10, 56(%rsp)
-	movaps %xmm0, 64(%rsp)
-	movaps %xmm1, 80(%rsp)
-	movaps %xmm2, 96(%rsp)
-	movaps %xmm3, 112(%rsp)
-	movaps %xmm4, 128(%rsp)
-	movaps %xmm5, 144(%rsp)
-	movaps %xmm6, 160(%rsp)
-	movaps %xmm7, 176(%rsp)
-	movl %r11d, %edi
-	call cushim_resolve
-	movq %rax, %r11
-	movq 0(%rsp), %rdi
-	movq 8(%rsp), %rsi
-	movq 16(%rsp), %rdx
-	movq 24(%rsp), %rcx
-	movq 32(%rsp), %r8
-	movq 40(%rsp), %r9
-	movq 48(%rsp), %rax
-	movq 56(%rsp), %r10
-	movaps 64(%rsp), %xmm0
-	movaps 80(%rsp), %xmm1
-	movaps 96(%rsp), %xmm2
-	movaps 112(%rsp), %xmm3
-	movaps 128(%rsp), %xmm4
-	movaps 144(%rsp), %xmm5
-	movaps 160(%rsp), %xmm6
-	movaps 176(%rsp), %xmm7
-	leave
-	.cfi_def_cfa %rsp, 8
-	jmp *%r11
-	.cfi_endproc
-	.size cushim_first_call, .-cushim_first_call
-
-#elif defined(__aarch64__)
-	.macro stub name, index, global
-	.if \global
-	.globl \name
-	.endif
-	.type \name, %function
-	.p2align 4
-\name:
-.Lstub\index:
-	.cfi_startproc
-	LANDING
-	adrp x16, cushim_slot+8*\index
-	add x16, x16, :lo12:cushim_slot+8*\index
-	ldar x16, [x16]
-	br x16
-	.cfi_endproc
-	.size \name, .-\name
-	.endm
-
-	.macro first index
-	.p2align 3
-.Lfirst\index:
-	.cfi_startproc
-	LANDING
-	mov w17, #\index
-	b cushim_first_call
-	.cfi_endproc
-	.endm
-
-/* w17: the row.  Save the argument registers (x0-x7, x8 the indirect-result
+ * arguments are where the target expects them.""",
+        "open": ["pushq %rbp", ".cfi_def_cfa_offset 16", ".cfi_offset %rbp, -16", "movq %rsp, %rbp",
+                 ".cfi_def_cfa_register %rbp", "subq $192, %rsp"],
+        "saves": [("movq %{r}, {o}(%rsp)", "movq {o}(%rsp), %{r}", r, 8 * k)
+                  for k, r in enumerate(["rdi", "rsi", "rdx", "rcx", "r8", "r9", "rax", "r10"])] +
+                 [("movaps %{r}, {o}(%rsp)", "movaps {o}(%rsp), %{r}", "xmm%d" % k, 64 + 16 * k) for k in range(8)],
+        "call": ["movl %r11d, %edi", "call {callee}", "movq %rax, %r11"],
+        "close": ["leave", ".cfi_def_cfa %rsp, 8", "jmp *%r11"],
+    }),
+    ("__aarch64__", {
+        "jump": ["adrp x16, cushim_slot+8*\\index", "add x16, x16, :lo12:cushim_slot+8*\\index", "ldar x16, [x16]",
+                 "br x16"],
+        "enter": ["mov w17, #\\index", "b {target}"],
+        "first_align": 3,
+        "doc": """w17: the row.  Save the argument registers (x0-x7, x8 the indirect-result
  * register, q0-q7) in a 16-byte aligned frame, call the resolver, restore
- * them and the link register, and branch with the stack as found. */
-	.p2align 4
-	.type cushim_first_call, %function
-cushim_first_call:
-	.cfi_startproc
-	stp x29, x30, [sp, #-224]!
-	.cfi_def_cfa_offset 224
-	.cfi_offset x29, -224
-	.cfi_offset x30, -216
-	mov x29, sp
-	stp x0, x1, [sp, #16]
-	stp x2, x3, [sp, #32]
-	stp x4, x5, [sp, #48]
-	stp x6, x7, [sp, #64]
-	str x8, [sp, #80]
-	stp q0, q1, [sp, #96]
-	stp q2, q3, [sp, #128]
-	stp q4, q5, [sp, #160]
-	stp q6, q7, [sp, #192]
-	mov w0, w17
-	bl cushim_resolve
-	mov x16, x0
-	ldp q6, q7, [sp, #192]
-	ldp q4, q5, [sp, #160]
-	ldp q2, q3, [sp, #128]
-	ldp q0, q1, [sp, #96]
-	ldr x8, [sp, #80]
-	ldp x6, x7, [sp, #64]
-	ldp x4, x5, [sp, #48]
-	ldp x2, x3, [sp, #32]
-	ldp x0, x1, [sp, #16]
-	ldp x29, x30, [sp], #224
-	.cfi_def_cfa_offset 0
-	.cfi_restore x29
-	.cfi_restore x30
-	br x16
-	.cfi_endproc
-	.size cushim_first_call, .-cushim_first_call
-#endif
+ * them and the link register, and branch with the stack as found.""",
+        "open": ["stp x29, x30, [sp, #-224]!", ".cfi_def_cfa_offset 224", ".cfi_offset x29, -224",
+                 ".cfi_offset x30, -216", "mov x29, sp"],
+        "saves": [("stp {r}, [sp, #{o}]", "ldp {r}, [sp, #{o}]", "x%d, x%d" % (k, k + 1), 16 + 8 * k)
+                  for k in range(0, 8, 2)] + [("str {r}, [sp, #{o}]", "ldr {r}, [sp, #{o}]", "x8", 80)] +
+                 [("stp {r}, [sp, #{o}]", "ldp {r}, [sp, #{o}]", "q%d, q%d" % (k, k + 1), 96 + 16 * k)
+                  for k in range(0, 8, 2)],
+        "call": ["mov w0, w17", "bl {callee}", "mov x16, x0"],
+        "close": ["ldp x29, x30, [sp], #224", ".cfi_def_cfa_offset 0", ".cfi_restore x29", ".cfi_restore x30",
+                  "br x16"],
+    }),
+]
 
+PROPERTY_NOTES = r"""
 #if defined(__x86_64__) && defined(__CET__) && (__CET__ & 3)
 /* GNU_PROPERTY_X86_FEATURE_1_AND: every indirect target has its endbr64, and
  * every call returns normally (shadow stack). */
@@ -440,9 +330,48 @@ cushim_first_call:
 """
 
 
+def asm(lines):
+    return "".join("\t%s\n" % l for l in lines)
+
+
+TSAN_NOTE = """Under ThreadSanitizer (a test build), a stub does not load its slot
+ * itself: that load, an acquire on x86-64 by the hardware alone, would be
+ * invisible to it.  It asks cushim_slot_acquire (stubs.c) through a
+ * trampoline like the first call's, so that the sanitizer sees the pair of
+ * the bootstrap's release store."""
+
+
+def trampoline(a, name, callee, doc):
+    body = a["open"] + [sv.format(r=r, o=o) for sv, _, r, o in a["saves"]] + \
+        [c.format(callee=callee) for c in a["call"]] + \
+        [ld.format(r=r, o=o) for _, ld, r, o in reversed(a["saves"])] + a["close"]
+    return "\n/* %s */\n\t.p2align 4\n\t.type %s, %%function\n%s:\n\t.cfi_startproc\n%s\t.cfi_endproc\n" \
+        "\t.size %s, .-%s\n" % (doc, name, name, asm(body), name, name)
+
+
+def arch_code(a):
+    """The stub and first-call macros and the trampolines of one architecture."""
+    enter = lambda target: [e.format(target=target) for e in a["enter"]]  # noqa: E731
+    stub = ["\t.macro stub name, index, global", ".if \\global", ".globl \\name", ".endif",
+            ".type \\name, %function", ".p2align 4", "@\\name:", "@.Lstub\\index:", ".cfi_startproc", "LANDING",
+            "@#if defined(__SANITIZE_THREAD__)"] + enter("cushim_tsan_jump") + ["@#else"] + a["jump"] + \
+        ["@#endif", ".cfi_endproc", ".size \\name, .-\\name", ".endm"]
+    first = ["\t.macro first index", ".p2align %d" % a["first_align"], "@.Lfirst\\index:", ".cfi_startproc",
+             "LANDING"] + enter("cushim_first_call") + [".cfi_endproc", ".endm"]
+    out = "".join(l[1:] + "\n" if l.startswith("@") else "\t%s\n" % l.strip() if l else "\n"
+                  for l in stub + [""] + first)
+    out += trampoline(a, "cushim_first_call", "cushim_resolve", a["doc"])
+    return out + "\n#if defined(__SANITIZE_THREAD__)" + trampoline(a, "cushim_tsan_jump", "cushim_slot_acquire",
+                                                                    TSAN_NOTE) + "#endif\n"
+
+
 def write_stubs(o, rows, banner):
     o.write(banner)
     o.write(STUBS_HEAD)
+    for k, (macro, a) in enumerate(ARCHS):
+        o.write("\n#%s defined(%s)\n" % ("if" if k == 0 else "elif", macro))
+        o.write(arch_code(a))
+    o.write("#endif\n" + PROPERTY_NOTES)
     o.write("\n\t.text\n/* stub name, row, exported */\n")
     o.write("".join("\tstub %s, %d, %d\n" % (row_name(r), i, 1 if r["name"] else 0) for i, r in enumerate(rows)))
     o.write("\n\t.section .text.unlikely,\"ax\",%progbits\n")

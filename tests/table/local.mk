@@ -10,7 +10,7 @@ EXTRA_DIST += $(TABLE_TESTS) tests/table/defs.sh tests/table/tabletest.py tests/
 # the stubs and the trampoline of cushim-stubs.S, alone, with a resolver that
 # clobbers every argument register
 check_PROGRAMS += tests/table/check_trampoline
-tests_table_check_trampoline_SOURCES = tests/table/check_trampoline.c
+tests_table_check_trampoline_SOURCES = tests/table/check_trampoline.c src/stubs.c
 nodist_tests_table_check_trampoline_SOURCES = $(GENERATED) $(GENERATED_STUBS)
 # (its own objects: the stubs are also in libcushim_core, through libtool)
 tests_table_check_trampoline_CPPFLAGS = $(AM_CPPFLAGS)

@@ -8,7 +8,7 @@
 # `cushim check` and `cushim symbols --since 13.1` know them.
 . "$top_srcdir/tests/table/defs.sh"
 prog=$top_builddir/tests/table/prog135
-shim=$(realpath "$top_builddir/.libs/libcushim.so")
+shim=$SHIMLIB
 fake=$top_builddir/tests/fake
 norte=$fake/no-rt
 [ -x "$prog" ] && [ -f "$fake/drv-13.0/libcuda.so.1" ] || { echo "program: no prog135 or fake driver"; exit 99; }
@@ -49,14 +49,14 @@ grep -q "cuDevSmResourceSplit(result=NULL, nbGroups=2, input=NULL, remainder=NUL
 	"$T/trace" || fail "cuDevSmResourceSplit not traced"
 grep -q "cuLaunchKernel(f=0xf1, gridDimX=1, .*extra=0x[0-9a-f]*) = CUDA_SUCCESS" "$T/trace" || fail "cuLaunchKernel not traced"
 
-"$top_builddir/cushim" check "$prog" --driver-version=13.0 >"$T/check.out" 2>&1
+"$CUSHIM" check "$prog" --driver-version=13.0 >"$T/check.out" 2>&1
 grep -q 'needs a CUDA 13.2 driver' "$T/check.out" || fail "cushim check: $(cat "$T/check.out")"
 for f in cuGraphGetId cuFuncGetParamCount cuDevSmResourceSplit; do
 	grep -q "^ *$f .* missing" "$T/check.out" || fail "cushim check does not call $f missing on 13.0"
 done
 grep -q '^ *cuLaunchHostFunc_v2 .*adapted' "$T/check.out" || fail "cushim check: cuLaunchHostFunc_v2 not adapted"
 
-"$top_builddir/cushim" symbols --since 13.1 >"$T/since.out" || fail "cushim symbols --since 13.1"
+"$CUSHIM" symbols --since 13.1 >"$T/since.out" || fail "cushim symbols --since 13.1"
 [ "$(wc -l <"$T/since.out")" -eq "$(awk -F'\t' '$1 == "fn" && $4 >= 13010' "$TABLE" | wc -l)" ] ||
 	fail "cushim symbols --since 13.1 lists $(wc -l <"$T/since.out") rows"
 for f in cuLaunchHostFunc_v2 cuGraphGetId cuFuncGetParamCount cuDevSmResourceSplit cuTensorMapSetAllocationClass; do
