@@ -610,10 +610,6 @@ class Api:
     def kinds(self, row):
         return [(name, kind_of(self.types, ty), ty) for ty, name in row["params"]]
 
-    def enum_facts(self):
-        """The public enums: [(names, [(NAME, value)])]."""
-        return [(names, entries) for names, entries in self.public.enums]
-
 
 # ---------------------------------------------------------------- the committed table
 
@@ -621,7 +617,7 @@ TABLE_HEADER = """\
 # cushim's table of the CUDA driver API: facts read from NVIDIA's headers by
 # tools/mktable.py (exported names, versions, stream flavours, parameter names,
 # kinds and types, enum values), never the headers' text.  Regenerate it with
-# `make update-table` (README, "The table"); do not edit it by hand.
+# `make update-table` (README, section 9); do not edit it by hand.
 #
 # cuda    CUDA_VERSION  where the headers came from
 # fn      name (- : no exported name, reachable only through cuGetProcAddress)
