@@ -1,6 +1,6 @@
 # src/cli: the cushim command, its man page and its tests (tests/cli).
 bin_PROGRAMS += cushim
-cushim_SOURCES = src/cli/main.c src/cli/run.c src/cli/check.c src/cli/doctor.c src/cli/symbols.c \
+cushim_SOURCES = src/cli/main.c src/cli/run.c src/cli/check.c src/cli/doctor.c src/cli/symbols.c src/cli/machine.c \
 	src/cli/lib.c src/cli/ldsearch.c src/cli/json.c src/cli/cli.h
 nodist_cushim_SOURCES = $(GENERATED)
 cushim_CPPFLAGS = $(AM_CPPFLAGS) -DCUSHIM_LIBDIR='"$(libdir)"'
@@ -11,12 +11,14 @@ man1_MANS += doc/cushim.1
 EXTRA_DIST += doc/cushim.1
 
 # ---- tests/cli: scripts run against the build tree's cushim and libcushim.so ----
-# legacy: built against the 13.0 headers and the toolkit's stub libcuda.so;
+# legacy: built against the 13.0 headers and the toolkit's stub libcuda.so
+# (a cross build without the target's stubs: the fake 13.0 driver);
 # read by `cushim check`, never run by these tests.
 check_PROGRAMS += tests/cli/legacy
 tests_cli_legacy_SOURCES = tests/cli/legacy.c
 tests_cli_legacy_LDFLAGS = $(CUDA_STUBS_LDFLAGS)
 tests_cli_legacy_LDADD = -lcuda
+EXTRA_tests_cli_legacy_DEPENDENCIES = $(CUDA_STUBS_DEPS)
 CLI_TESTS = tests/cli/check-legacy.sh tests/cli/check-errors.sh tests/cli/run.sh \
 	tests/cli/symbols.sh tests/cli/docs.sh tests/cli/fake-driver.sh
 TESTS += $(CLI_TESTS)
