@@ -17,69 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#if defined(__x86_64__)
-#define NATIVE_MACHINE EM_X86_64
-#define NATIVE_NAME "x86-64"
-#elif defined(__aarch64__)
-#define NATIVE_MACHINE EM_AARCH64
-#define NATIVE_NAME "AArch64"
-#elif defined(__powerpc64__)
-#define NATIVE_MACHINE EM_PPC64
-#define NATIVE_NAME "POWER (ppc64)"
-#else
-#error "cushim check: add this machine's e_machine"
-#endif
-#if __SIZEOF_POINTER__ == 8
-#define NATIVE_CLASS ELFCLASS64
-#else
-#define NATIVE_CLASS ELFCLASS32
-#endif
-
 static const char *const flavour_names[] = { "legacy", "ptds", "ptsz" };
-
-static const char *machine_name(int m)
-{
-	switch (m) {
-	case EM_386: return "i386";
-	case EM_X86_64: return "x86-64";
-	case EM_ARM: return "32-bit ARM";
-	case EM_AARCH64: return "AArch64";
-	case EM_PPC64: return "POWER (ppc64)";
-	case EM_RISCV: return "RISC-V";
-	default: return NULL;
-	}
-}
-
-int cli_elf_machine_ok(Elf *elf, const char **why)
-{
-	static char buf[128];
-	GElf_Ehdr eh;
-	int cls = gelf_getclass(elf);
-
-	if (elf_kind(elf) != ELF_K_ELF) {
-		*why = "not an ELF file";
-		return 0;
-	}
-	if (cls != NATIVE_CLASS) {
-		*why = cls == ELFCLASS32 ? "a 32-bit ELF file (ELFCLASS32)" :
-		       cls == ELFCLASS64 ? "a 64-bit ELF file (ELFCLASS64)" : "an ELF file of an unknown class";
-		return 0;
-	}
-	if (!gelf_getehdr(elf, &eh)) {
-		*why = "a truncated or corrupt ELF file (no readable ELF header)";
-		return 0;
-	}
-	if (eh.e_machine != NATIVE_MACHINE) {
-		const char *m = machine_name(eh.e_machine);
-		if (m)
-			snprintf(buf, sizeof buf, "an ELF file for %s", m);
-		else
-			snprintf(buf, sizeof buf, "an ELF file for another machine (e_machine %u)", eh.e_machine);
-		*why = buf;
-		return 0;
-	}
-	return 1;
-}
 
 /* ---- one file ---- */
 struct import {
@@ -102,6 +40,8 @@ struct result {
 	size_t nneeded;
 	char *rpath, *runpath, *origin;
 	int has_runpath;
+	const char *machine; /* the ELF machine's name */
+	int native;          /* 1: this machine's, 2: another's */
 };
 
 static void set_error(struct result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -179,15 +119,8 @@ static void read_elf(struct result *r, const char *path)
 		set_error(r, "is an ar archive (a static library), not a program or shared library");
 		goto out;
 	}
-	if (!cli_elf_machine_ok(elf, &why)) {
-		if (elf_kind(elf) == ELF_K_ELF && gelf_getclass(elf) == NATIVE_CLASS &&
-		    gelf_getehdr(elf, &eh))
-			set_error(r, "is %s; cushim check reads %s files", why, NATIVE_NAME);
-		else if (elf_kind(elf) == ELF_K_ELF && gelf_getclass(elf) != NATIVE_CLASS)
-			set_error(r, "is %s; cushim check reads %d-bit %s files", why, __SIZEOF_POINTER__ * 8,
-				  NATIVE_NAME);
-		else
-			set_error(r, "is %s", why);
+	if (!(r->native = cli_elf_checkable(elf, &r->machine, &why))) {
+		set_error(r, "is %s", why);
 		goto out;
 	}
 	gelf_getehdr(elf, &eh);
@@ -344,6 +277,8 @@ static void print_text(const struct result *r, const struct opts *o)
 	if (r->error)
 		return; /* said on stderr */
 	size_t known = r->nimports - (size_t)r->nunknown;
+	if (r->native == 2)
+		printf("%s: a binary for %s (this cushim is built for %s)\n", r->file, r->machine, cli_native_machine());
 	if (r->needed_by)
 		printf("%s (needed by %s): ", r->file, r->needed_by);
 	else
@@ -405,7 +340,8 @@ static void print_json_file(const struct result *r, int first)
 		printf("}");
 		return;
 	}
-	printf(", \"status\": \"%s\"", r->nmissing ? "missing" : "pass");
+	printf(", \"status\": \"%s\", \"machine\": \"%s\", \"this_machine\": %s", r->nmissing ? "missing" : "pass",
+	       r->machine, r->native == 1 ? "true" : "false");
 	if (r->needs)
 		printf(", \"needs\": \"%s\", \"needs_cuda_version\": %d", cli_version(r->needs), r->needs);
 	else
@@ -603,7 +539,9 @@ int cmd_check(int argc, char **argv)
 			print_text(&r, &o);
 		nfiles++;
 
-		if (recursive && !r.error) {
+		if (recursive && !r.error && r.native == 2)
+			cli_note("%s is a binary for %s: its libraries are not looked for here", r.file, r.machine);
+		else if (recursive && !r.error) {
 			char dir[PATH_MAX];
 			snprintf(dir, sizeof dir, "%s", realpath(jb->path, real) ? real : jb->path);
 			char *origin = dirname(dir);
