@@ -193,6 +193,7 @@ static void read_elf(struct result *r, const char *path)
 				im[r->nimports].name = strdup(name);
 				im[r->nimports].idx = cushim_lookup_index(name);
 				im[r->nimports].missing = 0;
+				im[r->nimports].adapter = NULL;
 				r->nimports++;
 			}
 		} else if (sh.sh_type == SHT_DYNAMIC && eh.e_type != ET_REL) {
