@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <time.h>
 #include "cushim-syms.h"
+#include "ticks.h" /* cushim_ticks: the clock of the summary and the trace */
 
 #define CUSHIM_API __attribute__((visibility("default")))
 
@@ -140,18 +141,6 @@ static inline void cushim_count(unsigned i, CUresult r, uint64_t ticks)
 }
 void cushim_trace_start(void) CUSHIM_HIDDEN;
 void cushim_trace_call(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv) CUSHIM_HIDDEN;
-/* The clock of the summary and the trace, read twice a call: inline, so the
- * cost is the TSC read itself and not a call around it. */
-static inline uint64_t cushim_ticks(void)
-{
-#if defined(__x86_64__)
-	return __builtin_ia32_rdtsc();
-#else
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-#endif
-}
 size_t cushim_format_call(char *buf, size_t size, unsigned i, CUresult r, const uint64_t *argv) CUSHIM_HIDDEN;
 void cushim_trace_prefork(void) CUSHIM_HIDDEN;
 void cushim_trace_postfork(int child) CUSHIM_HIDDEN;

@@ -54,7 +54,7 @@ static pthread_key_t tbuf_key;
 static __thread struct tbuf *my_tbuf __attribute__((tls_model("initial-exec")));
 static __thread int tbuf_failed __attribute__((tls_model("initial-exec")));
 
-/* ---- time: the TSC where there is one, calibrated against CLOCK_MONOTONIC ---- */
+/* ---- time: the counter where there is one, calibrated against CLOCK_MONOTONIC ---- */
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -66,15 +66,32 @@ static uint64_t start_ticks, start_ns;
 static pid_t my_pid;
 static double ns_per_tick = 1.0;
 
+/* The counter's frequency where the architecture states it (AArch64's
+ * cntfrq_el0, set by the firmware); 0 where it is measured. */
+static uint64_t counter_hz(void)
+{
+#if defined(__aarch64__)
+	uint64_t hz;
+	__asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(hz));
+	return hz;
+#else
+	return 0;
+#endif
+}
+
 static void calibrate(void)
 {
-#if defined(__x86_64__)
-	uint64_t n0 = mono_ns(), t0 = cushim_ticks(), n1, t1;
-	do
-		n1 = mono_ns();
-	while (n1 - n0 < 2000000); /* 2 ms, once, only when diagnostics are on */
-	t1 = cushim_ticks();
-	ns_per_tick = (double)(n1 - n0) / (double)(t1 - t0);
+#if defined(CUSHIM_COUNTER)
+	uint64_t n0 = mono_ns(), t0 = cushim_ticks(), n1, t1, hz = counter_hz();
+	if (hz) {
+		ns_per_tick = 1e9 / (double)hz;
+	} else {
+		do
+			n1 = mono_ns();
+		while (n1 - n0 < 2000000); /* 2 ms, once, only when diagnostics are on */
+		t1 = cushim_ticks();
+		ns_per_tick = (double)(n1 - n0) / (double)(t1 - t0);
+	}
 	start_ticks = t0;
 	start_ns = n0;
 #else

@@ -13,3 +13,4 @@ include src/cli/local.mk
 include tests/hardening/local.mk
 include tests/fuzz/local.mk
 include tests/realdrv/local.mk
+include tests/cross/local.mk

@@ -188,6 +188,9 @@ void check_print_json_file(const struct result *r, const struct opts *o, int fir
 	else
 		printf("null");
 	printf(", \"status\": \"%s\", \"kind\": \"%s\"", status_name(r), r->raw_fatbin ? "fatbin" : "elf");
+	if (!r->raw_fatbin)
+		printf(", \"machine\": \"%s\", \"this_machine\": %s", r->machine ? r->machine : "?",
+		       r->native == 1 ? "true" : "false");
 	if (r->error) {
 		printf(", \"error\": ");
 		json_string(stdout, r->error);

@@ -14,69 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#if defined(__x86_64__)
-#define NATIVE_MACHINE EM_X86_64
-#define NATIVE_NAME "x86-64"
-#elif defined(__aarch64__)
-#define NATIVE_MACHINE EM_AARCH64
-#define NATIVE_NAME "AArch64"
-#elif defined(__powerpc64__)
-#define NATIVE_MACHINE EM_PPC64
-#define NATIVE_NAME "POWER (ppc64)"
-#else
-#error "cushim check: add this machine's e_machine"
-#endif
-#if __SIZEOF_POINTER__ == 8
-#define NATIVE_CLASS ELFCLASS64
-#else
-#define NATIVE_CLASS ELFCLASS32
-#endif
 #define RAW_FATBIN_MAX (1u << 30)
-
-static const char *machine_name(int m)
-{
-	switch (m) {
-	case EM_386: return "i386";
-	case EM_X86_64: return "x86-64";
-	case EM_ARM: return "32-bit ARM";
-	case EM_AARCH64: return "AArch64";
-	case EM_PPC64: return "POWER (ppc64)";
-	case EM_RISCV: return "RISC-V";
-	case 190: return "NVIDIA GPUs (a cubin)";
-	default: return NULL;
-	}
-}
-
-int cli_elf_machine_ok(Elf *elf, const char **why)
-{
-	static char buf[128];
-	GElf_Ehdr eh;
-	int cls = gelf_getclass(elf);
-
-	if (elf_kind(elf) != ELF_K_ELF) {
-		*why = "not an ELF file";
-		return 0;
-	}
-	if (cls != NATIVE_CLASS) {
-		*why = cls == ELFCLASS32 ? "a 32-bit ELF file (ELFCLASS32)" :
-		       cls == ELFCLASS64 ? "a 64-bit ELF file (ELFCLASS64)" : "an ELF file of an unknown class";
-		return 0;
-	}
-	if (!gelf_getehdr(elf, &eh)) {
-		*why = "a truncated or corrupt ELF file (no readable ELF header)";
-		return 0;
-	}
-	if (eh.e_machine != NATIVE_MACHINE) {
-		const char *m = machine_name(eh.e_machine);
-		if (m)
-			snprintf(buf, sizeof buf, "an ELF file for %s", m);
-		else
-			snprintf(buf, sizeof buf, "an ELF file for another machine (e_machine %u)", eh.e_machine);
-		*why = buf;
-		return 0;
-	}
-	return 1;
-}
 
 static void set_error(struct result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_error(struct result *r, const char *fmt, ...)
@@ -147,14 +85,8 @@ static int usable_elf(struct result *r, Elf *elf, GElf_Ehdr *eh)
 		set_error(r, "is an ar archive (a static library), not a program or shared library");
 		return 0;
 	}
-	if (!cli_elf_machine_ok(elf, &why)) {
-		if (elf_kind(elf) == ELF_K_ELF && gelf_getclass(elf) == NATIVE_CLASS && gelf_getehdr(elf, eh))
-			set_error(r, "is %s; cushim check reads %s files", why, NATIVE_NAME);
-		else if (elf_kind(elf) == ELF_K_ELF && gelf_getclass(elf) != NATIVE_CLASS)
-			set_error(r, "is %s; cushim check reads %d-bit %s files", why, __SIZEOF_POINTER__ * 8,
-				  NATIVE_NAME);
-		else
-			set_error(r, "is %s", why);
+	if (!(r->native = cli_elf_checkable(elf, &r->machine, &why))) {
+		set_error(r, "is %s", why);
 		return 0;
 	}
 	gelf_getehdr(elf, eh);

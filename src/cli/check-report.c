@@ -361,6 +361,9 @@ void check_print_text(const struct result *r, const struct opts *o)
 	if (r->raw_fatbin) {
 		printf("%s: a fatbin file\n", r->file);
 	} else {
+		if (r->native == 2)
+			printf("%s: a binary for %s (this cushim is built for %s)\n", r->file, r->machine,
+			       cli_native_machine());
 		printf(r->needed_by ? "%s (needed by %s): " : "%s: ", r->file, r->needed_by);
 		print_imports(r, o);
 		print_runtime(r);

@@ -257,7 +257,9 @@ static void check_one(struct work *w, size_t j, const struct args *a)
 	else
 		check_print_text(&r, &a->o);
 	w->nfiles++;
-	if (a->recursive && !r.error)
+	if (a->recursive && !r.error && r.native == 2)
+		cli_note("%s is a binary for %s: its libraries are not looked for here", r.file, r.machine);
+	else if (a->recursive && !r.error)
 		follow_needed(w, j, &r);
 	check_free(&r);
 }

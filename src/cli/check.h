@@ -43,6 +43,8 @@ struct result {
 	char *needed_by; /* NULL for a file named on the command line */
 	char *error;     /* set: could not be read */
 	int raw_fatbin;  /* a .fatbin file, not a program */
+	const char *machine; /* the ELF machine's name */
+	int native;          /* 1: this machine's, 2: another's */
 	struct import *imports;
 	size_t nimports;
 	int needs;       /* max version over known imports */

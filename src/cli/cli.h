@@ -76,9 +76,18 @@ struct cli_gpu {
 };
 int cli_gpus(const struct cli_lib *lib, struct cli_gpu *gpus, int max, char *why, size_t whysize);
 
-/* ---- finding libraries the way the loader does (ldsearch.c) ---- */
+/* ---- ELF machines (machine.c) ---- */
+/* The name of the machine this command is built for ("x86-64", "AArch64"). */
+const char *cli_native_machine(void);
 /* Is this ELF object for this machine (class and e_machine)? why says if not. */
 int cli_elf_machine_ok(Elf *elf, const char **why);
+/* Can cushim check read it: an ELF object of this class for a machine CUDA
+ * runs on?  1 for this machine, 2 for another (*machine names it either
+ * way); 0 with the whole reason in why ("a 32-bit ELF file ...; cushim check
+ * reads 64-bit ELF files"). */
+int cli_elf_checkable(Elf *elf, const char **machine, const char **why);
+
+/* ---- finding libraries the way the loader does (ldsearch.c) ---- */
 /* Does this file exist and hold an ELF object for this machine? */
 int cli_elf_native(const char *path);
 /* $ORIGIN, $LIB and $PLATFORM expanded in a DT_RPATH/DT_RUNPATH list; malloc'd. */

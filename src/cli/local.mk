@@ -4,7 +4,7 @@ CHECK_SOURCES = src/cli/check.c src/cli/check-read.c src/cli/check-judge.c src/c
 	src/cli/check-json.c src/cli/check.h src/cli/cudart.c src/cli/cudart.h src/cli/calls.c \
 	src/cli/fatbin.c src/cli/fatbin.h src/cli/gpucode.c src/cli/gpucode.h src/cli/requirements.c \
 	src/cli/requirements.h src/cli/gpus.c
-cushim_SOURCES = src/cli/main.c src/cli/run.c $(CHECK_SOURCES) src/cli/doctor.c src/cli/symbols.c \
+cushim_SOURCES = src/cli/main.c src/cli/run.c $(CHECK_SOURCES) src/cli/doctor.c src/cli/symbols.c src/cli/machine.c \
 	src/cli/lib.c src/cli/ldsearch.c src/cli/json.c src/cli/cli.h
 nodist_cushim_SOURCES = $(GENERATED)
 cushim_CPPFLAGS = $(AM_CPPFLAGS) -DCUSHIM_LIBDIR='"$(libdir)"'
@@ -15,7 +15,8 @@ man1_MANS += doc/cushim.1
 EXTRA_DIST += doc/cushim.1
 
 # ---- tests/cli: scripts run against the build tree's cushim and libcushim.so ----
-# legacy: built against the 13.0 headers and the toolkit's stub libcuda.so;
+# legacy: built against the 13.0 headers and the toolkit's stub libcuda.so
+# (a cross build without the target's stubs: the fake 13.0 driver);
 # read by `cushim check`, never run by these tests.
 check_PROGRAMS += tests/cli/legacy
 tests_cli_legacy_SOURCES = tests/cli/legacy.c
@@ -26,6 +27,8 @@ check_PROGRAMS += tests/cli/drvonly
 tests_cli_drvonly_SOURCES = tests/cli/drvonly.c
 tests_cli_drvonly_LDFLAGS = $(CUDA_STUBS_LDFLAGS)
 tests_cli_drvonly_LDADD = -lcuda
+EXTRA_tests_cli_legacy_DEPENDENCIES = $(CUDA_STUBS_DEPS)
+EXTRA_tests_cli_drvonly_DEPENDENCIES = $(CUDA_STUBS_DEPS)
 CLI_TESTS = tests/cli/check-legacy.sh tests/cli/check-errors.sh tests/cli/run.sh \
 	tests/cli/symbols.sh tests/cli/docs.sh tests/cli/fake-driver.sh tests/cli/check-cuda.sh
 TESTS += $(CLI_TESTS)

@@ -8,6 +8,7 @@
  * driver (no GPU) and on a real one (then it also measures cuStreamQuery and
  * cuLaunchKernel of an empty kernel). */
 #include <cuda.h>
+#include "ticks.h" /* cushim_ticks: the clock the diagnostics read */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -87,19 +88,20 @@ static double loop_launch(int shim)
  * and trace read it twice a call, so their added cost cannot be below it. */
 static void clock_cost(void)
 {
-#if defined(__x86_64__)
+#if defined(CUSHIM_COUNTER)
 	uint64_t sum = 0;
 	double best = 1e30;
 	for (int r = 0; r < 5; r++) {
 		double t = now();
 		for (long i = 0; i < 2000000; i++)
-			sum += __builtin_ia32_rdtsc();
+			sum += cushim_ticks();
 		t = (now() - t) / 2e6;
 		if (t < best)
 			best = t;
 	}
 	__asm__("" : : "r"(sum));
-	printf("clock            one TSC read %.2f ns (the summary and the trace read it twice a call)\n", best);
+	printf("clock            one %s read %.2f ns (the summary and the trace read it twice a call)\n", CUSHIM_COUNTER,
+	       best);
 #endif
 }
 

@@ -3,6 +3,9 @@
 # same run.  Here (fake driver, no GPU) and, where a GPU is, on the real driver.
 : "${top_builddir:=$(pwd)}" "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 B=$top_builddir
+# A cross build: its programs run under the emulator (figures that only show
+# that it works), and the build machine has no GPU for them.
+run=${EXE_WRAPPER:-}
 SHIM=$B/.libs/libcushim.so
 tmp=${TMPDIR:-/tmp}/cushim-bench.$$
 mkdir -p "$tmp" || exit 1
@@ -11,22 +14,22 @@ trap 'rm -rf "$tmp"' EXIT
 calls() { # calls LABEL ITERS ENV...: bench-calls with and without the shim
 	label=$1 iters=$2; shift 2
 	echo "-- $label"
-	env CUSHIM_BENCH_ITERS="$iters" CUSHIM_BENCH_MODE="$label" LD_PRELOAD="$SHIM" "$@" "$B/tests/bench/bench-calls" $GPUFLAG | grep -v '^=='
+	env CUSHIM_BENCH_ITERS="$iters" CUSHIM_BENCH_MODE="$label" LD_PRELOAD="$SHIM" "$@" $run "$B/tests/bench/bench-calls" $GPUFLAG | grep -v '^=='
 }
 suite() {
 	echo "-- without cushim (the noise floor: by name and direct both reach the driver)"
-	env CUSHIM_BENCH_ITERS=20000000 "$@" "$B/tests/bench/bench-calls" $GPUFLAG | grep -v '^=='
+	env CUSHIM_BENCH_ITERS=20000000 "$@" $run "$B/tests/bench/bench-calls" $GPUFLAG | grep -v '^=='
 	calls "forwarding (CUSHIM_LOG=warn)" 20000000 "$@"
 	calls "summary (CUSHIM_SUMMARY=FILE.json)" 5000000 CUSHIM_SUMMARY="$tmp/summary.json" "$@"
 	calls "trace to a file (CUSHIM_LOG=trace)" 100000 CUSHIM_LOG=trace CUSHIM_LOG_FILE="$tmp/trace.log" "$@"
 	rm -f "$tmp/trace.log"
 }
 
-echo "== cushim on the fake 13.0 driver (tests/fake; no GPU): added ns per call"
+echo "== cushim on the fake 13.0 driver (tests/fake; no GPU): added ns per call${run:+ (under $run: functional only)}"
 GPUFLAG=
 suite LD_LIBRARY_PATH="$B/tests/fake/drv-13.0:$B/tests/fake/no-rt"
 
-if "$B/tests/gpu/have-gpu" >/dev/null 2>&1; then
+if $run "$B/tests/gpu/have-gpu" >/dev/null 2>&1; then
 	echo "== cushim on the real driver: added ns per call"
 	GPUFLAG=--gpu
 	suite NCCL_NVLS_ENABLE=0

@@ -1,6 +1,8 @@
 #!/bin/sh
-# cushim check on files that are no program for this machine: each gives exit
-# status 2 and one message naming the file; a program with no cu* imports passes.
+# cushim check on files that are no program it can read: each gives exit
+# status 2 and one message naming the file; a program with no cu* imports
+# passes.  A program for another machine CUDA runs on (AArch64 on x86-64,
+# x86-64 on AArch64) is read as any other, and its machine is named.
 . "$top_srcdir/tests/cli/defs.sh"
 
 # expect_error NAME PATTERN FILE: exit 2, one line on stderr naming FILE and matching PATTERN.
@@ -43,12 +45,64 @@ printf 'int main(void) { return 0; }\n' >"$T/m32.c"
 if ${CC:-cc} -m32 -o "$T/m32" "$T/m32.c" 2>/dev/null; then
 	expect_error m32 "32-bit" "$T/m32"
 fi
-# A 64-bit ELF for another machine (AArch64 on x86-64, x86-64 elsewhere).
-machine='\267\000'
-[ "$(uname -m)" = aarch64 ] && machine='\076\000'
-printf "\177ELF\002\001\001\000\000\000\000\000\000\000\000\000\003\000$machine\001\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\100\000\070\000\000\000\100\000\000\000\000\000" >"$T/foreign"
-[ "$(wc -c <"$T/foreign")" -eq 64 ] || { echo "the ELF64 header is not 64 bytes" >&2; exit 99; }
-expect_error foreign "ELF file for" "$T/foreign"
+# 64-bit ELF headers (executables, no tables) for x86-64 (62), AArch64 (183)
+# and RISC-V (243): the first two are read, and the one that is not the
+# command's own machine is named; RISC-V, where CUDA does not run, is refused.
+elf64() { # FILE E_MACHINE-BYTES
+	printf "\177ELF\002\001\001\000\000\000\000\000\000\000\000\000\003\000$2\001\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\100\000\070\000\000\000\100\000\000\000\000\000" >"$1"
+	[ "$(wc -c <"$1")" -eq 64 ] || { echo "the ELF64 header is not 64 bytes" >&2; exit 99; }
+}
+own=$(od -An -tu2 -j18 -N2 "$top_builddir/cushim" | tr -d ' ')
+case $own in 62) own=x86-64 ;; 183) own=AArch64 ;; *) own=other ;; esac
+for m in x86-64:'\076\000' AArch64:'\267\000'; do
+	mach=${m%%:*}
+	elf64 "$T/elf-$mach" "${m#*:}"
+	run_cmd "elf-$mach" "$CUSHIM" check --driver-version=11.4 "$T/elf-$mach"
+	expect_rc "elf-$mach" 0
+	grep -q "^$T/elf-$mach: imports no CUDA driver function" "$T/elf-$mach.out" ||
+		fail "$mach header: no plain statement: $(cat "$T/elf-$mach.out")"
+	[ -s "$T/elf-$mach.err" ] && fail "$mach header: unexpected message $(cat "$T/elf-$mach.err")"
+	said=$(grep -c "^$T/elf-$mach: a binary for $mach (this cushim is built for $own)\$" "$T/elf-$mach.out")
+	if [ "$mach" = "$own" ]; then
+		[ "$said" -eq 0 ] || fail "$mach header: named as another machine's on $own"
+	else
+		[ "$said" -eq 1 ] || fail "$mach header: not named as $mach's on $own: $(cat "$T/elf-$mach.out")"
+	fi
+done
+elf64 "$T/riscv" '\363\000'
+expect_error riscv "ELF file for RISC-V" "$T/riscv"
+
+# A shared object for the other machine, made by the first compiler at hand
+# that targets it: its imports are judged as a native one's would be.
+printf 'int cuCtxCreate_v4(void), cuMemcpyBatchAsync_v2(void), cuInit(unsigned);\n%s\n' \
+	'int f(void) { return cuInit(0) + cuCtxCreate_v4() + cuMemcpyBatchAsync_v2(); }' >"$T/other.c"
+other=
+for cc in aarch64-linux-gnu-gcc x86_64-linux-gnu-gcc gcc cc; do
+	command -v $cc >/dev/null 2>&1 && $cc -shared -fPIC -o "$T/other.so" "$T/other.c" 2>/dev/null || continue
+	m=$(od -An -tu2 -j18 -N2 "$T/other.so" | tr -d ' ')
+	case $m in 62) other=x86-64 ;; 183) other=AArch64 ;; esac
+	[ -n "$other" ] && [ "$other" != "$own" ] && break
+	other=
+done
+if [ -n "$other" ]; then
+	run_cmd other "$CUSHIM" check --driver-version=11.4 "$T/other.so"
+	expect_rc other 1
+	grep -q "^$T/other.so: a binary for $other (this cushim is built for $own)\$" "$T/other.out" ||
+		fail "the $other library is not named as such: $(cat "$T/other.out")"
+	grep -q "^$T/other.so: needs a CUDA $(oracle_version cuMemcpyBatchAsync_v2) driver (3 driver imports)" "$T/other.out" ||
+		fail "the $other library: wrong verdict: $(cat "$T/other.out")"
+	for n in cuCtxCreate_v4 cuMemcpyBatchAsync_v2; do
+		grep -Eq "^  $n +$(oracle_version $n)  (missing|adapted: .*)\$" "$T/other.out" ||
+			fail "the $other library: $n is not judged newer than 11.4: $(cat "$T/other.out")"
+	done
+	run_cmd otherjson "$CUSHIM" check --json --driver-version=11.4 "$T/other.so"
+	python3 -c 'import json,sys
+f = json.load(open(sys.argv[1]))["files"][0]
+assert f["machine"] == sys.argv[2] and f["this_machine"] is False, f' "$T/otherjson.out" "$other" ||
+		fail "--json does not name the $other library's machine"
+else
+	echo "no compiler for the machine other than $own here: the foreign library case is not run"
+fi
 
 # Several files: each is judged, the worst status wins.
 run_cmd mixed "$CUSHIM" check --driver-version=11.4 "$true_bin" "$T/text"

@@ -7,6 +7,14 @@ SHIMLIB=$(realpath "$top_builddir/.libs/libcushim.so")
 ORACLE=${CUSHIM_ORACLE_DIR:-$top_srcdir/tests/oracle}/cuGetProcAddress-driver-580.159.04.tsv
 T=$(mktemp -d "${TMPDIR:-/tmp}/cushim-cli-test.XXXXXX") || exit 99
 trap 'rm -rf "$T"' EXIT
+# A cross build: EXE_WRAPPER (the emulator) runs the command, through a
+# script so that "$CUSHIM" stays one word, and any program of the build that a
+# test has cushim run ($EXE_WRAPPER prog, unquoted: empty natively).
+EXE_WRAPPER=${EXE_WRAPPER:-}
+if [ -n "$EXE_WRAPPER" ] && [ "$CUSHIM" = "$top_builddir/cushim" ]; then
+	printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$EXE_WRAPPER" "$CUSHIM" >"$T/cushim" && chmod +x "$T/cushim" || exit 99
+	CUSHIM=$T/cushim
+fi
 failures=0
 
 fail() {

@@ -26,10 +26,10 @@ newer114=$(newer_than 11040)
 # 1. The rescue: alone the program cannot even start on 11.4; under cushim
 #    it runs, and only the newer functions answer 36.
 on drv-11.4
-run_cmd direct "$prog"
+run_cmd direct $EXE_WRAPPER "$prog"
 [ "$rc" -ne 0 ] && grep -q "undefined symbol" "$T/direct.err" ||
 	{ echo "the legacy program starts on the fake 11.4 driver without cushim: is the fake 11.4-level?" >&2; exit 99; }
-run_cmd rescue "$CUSHIM" run -- "$prog"
+run_cmd rescue "$CUSHIM" run -- $EXE_WRAPPER "$prog"
 expect_rc rescue 1
 for want in "cuInit: 0" "driver: 11040" "cuMemAlloc: 0" "cuCtxCreate: 36" "cuMemcpyBatchAsync: 36"; do
 	grep -qxF "$want" "$T/rescue.out" || fail "rescued program: no '$want' in $(cat "$T/rescue.out")"

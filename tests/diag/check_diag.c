@@ -6,7 +6,8 @@
  *  - CUSHIM_HIDE; masquerade tracing a program that dlopens libcuda.so.1;
  *  - masquerade with no driver anywhere; an unwritable log file;
  *  - each bad value: one warning naming the variable, and the program runs;
- *  - CUSHIM_LOG_FILE with %p across fork: a file per process, nothing twice.
+ *  - CUSHIM_LOG_FILE with %p across fork: a file per process, nothing twice;
+ *  - the trace's clock (the TSC, AArch64's counter) keeps time with the wall.
  * The failing call they trace is cuCtxCreate_v4 on the 12.0 fake, with the
  * downgrade adapters off (CUSHIM_ADAPT=0): with them, it would be served. */
 #define CUDA_ENABLE_DEPRECATED 1
@@ -21,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define ENV13(...) { "LD_PRELOAD=" SHIM_SO, "LD_LIBRARY_PATH=" DRV("13.0") ":" NO_RT, ##__VA_ARGS__, NULL }
@@ -129,6 +131,18 @@ static int child_emulate(void)
 	fn = NULL;
 	r = cuGetProcAddress_v2("cuCtxCreate", &fn, 3020, 0, &st);
 	printf("gpa 3020 %d %d %s\n", (int)r, (int)st, fn ? "found" : "null");
+	return 0;
+}
+
+/* Two calls 300 ms apart (the trace's times must say so). */
+static int child_clock(void)
+{
+	CUcontext c;
+	struct timespec pause = { 0, 300 * 1000 * 1000 };
+	cuInit(0);
+	cuCtxGetCurrent(&c);
+	nanosleep(&pause, NULL);
+	cuCtxGetCurrent(&c);
 	return 0;
 }
 
@@ -267,6 +281,27 @@ START_TEST(check_errors_level_logs_only_failing_calls)
 	run_self(&r, "threads", "", env, 60);
 	ck_assert_msg(r.code == 0, "exit %d", r.code);
 	check_lines(r.err, 0, 5);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(check_trace_clock_keeps_time_with_the_wall)
+{
+	struct run r;
+	const char *const env[] = ENV13("CUSHIM_LOG=trace");
+	double t[2] = { -1, -1 };
+	int n = 0;
+	run_self(&r, "clock", "", env, 30);
+	ck_assert_msg(r.code == 0, "exit %d", r.code);
+	for (const char *l = r.err; l && *l && n < 2; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *eol = strchr(l, '\n'), *call = strstr(l, " cuCtxGetCurrent(");
+		if (call && (!eol || call < eol))
+			ck_assert(sscanf(l, "cushim: %lf", &t[n++]) == 1);
+	}
+	ck_assert_msg(n == 2, "two traced cuCtxGetCurrent calls wanted:\n%s", r.err);
+	/* slept 300 ms; a clock off by its frequency is off by far more */
+	ck_assert_msg(t[0] >= 0 && t[1] - t[0] >= 0.29 && t[1] - t[0] < 3.0, "the calls are %.6f s apart:\n%s",
+		      t[1] - t[0], r.err);
 	run_free(&r);
 }
 END_TEST
@@ -515,6 +550,8 @@ int main(int argc, char **argv)
 			return child_emulate();
 		if (!strcmp(m, "plain"))
 			return child_plain();
+		if (!strcmp(m, "clock"))
+			return child_clock();
 		if (!strcmp(m, "fork"))
 			return child_fork();
 		return 2;
@@ -526,6 +563,7 @@ int main(int argc, char **argv)
 	tcase_add_test(t, check_no_torn_lines_with_16_threads_to_a_file);
 	tcase_add_test(t, check_no_torn_lines_with_16_threads_to_a_pipe);
 	tcase_add_test(t, check_errors_level_logs_only_failing_calls);
+	tcase_add_test(t, check_trace_clock_keeps_time_with_the_wall);
 	tcase_add_test(t, check_summary_counts_equal_the_calls_made);
 	tcase_add_test(t, check_log_file_per_process_across_fork);
 	tcase_add_test(t, check_unwritable_log_file_falls_back_to_stderr);

@@ -95,15 +95,12 @@ static long calls_total;
 static const char *last_name;
 static W last_words[FAKE_NWORDS];
 
-/* Called first thing by every export with its register words; the stack
- * words are read (never written) above the caller's return address.  The
- * frame pointer is kept for that (-fno-omit-frame-pointer). */
-__attribute__((always_inline)) static inline void record(int i, const W *frame, W a0, W a1, W a2, W a3, W a4,
-							  W a5)
+/* Called first thing by every export with its first FAKE_NWORDS argument
+ * words: the argument registers (six on x86-64, eight on AArch64), then the
+ * caller's stack words, read as the named parameters they would be (the
+ * callee only reads them). */
+__attribute__((always_inline)) static inline void record(int i, const W w[FAKE_NWORDS])
 {
-	W w[FAKE_NWORDS] = { a0, a1, a2, a3, a4, a5 };
-	for (int k = 0; k < 6; k++)
-		w[6 + k] = frame[2 + k]; /* [0] saved rbp, [1] return address */
 	for (int k = 0; k < FAKE_NWORDS; k++)
 		__atomic_store_n(&last_words[k], w[k], __ATOMIC_RELAXED);
 	__atomic_store_n(&last_name, names[i], __ATOMIC_RELEASE);
@@ -111,23 +108,24 @@ __attribute__((always_inline)) static inline void record(int i, const W *frame, 
 	__atomic_add_fetch(&calls_total, 1, __ATOMIC_RELAXED);
 }
 
-#define FRAME ((const W *)__builtin_frame_address(0))
+#define WORDS W a0, W a1, W a2, W a3, W a4, W a5, W a6, W a7, W a8, W a9, W a10, W a11
+#define RECORD(i) record(i, (const W[FAKE_NWORDS]){ a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11 })
 
 /* ---- the generic exports ---- */
 #define FAKE_EXPORT(i, n, v)
 #define FAKE_SPECIAL(i, n) \
 	static int special_##n(W a0, W a1, W a2, W a3, W a4, W a5); \
-	FAKE_API int n(W a0, W a1, W a2, W a3, W a4, W a5); \
-	FAKE_API __attribute__((noinline)) int n(W a0, W a1, W a2, W a3, W a4, W a5) \
+	FAKE_API int n(WORDS); \
+	FAKE_API __attribute__((noinline)) int n(WORDS) \
 	{ \
-		record(i, FRAME, a0, a1, a2, a3, a4, a5); \
+		RECORD(i); \
 		return special_##n(a0, a1, a2, a3, a4, a5); \
 	}
 #define FAKE_GENERIC(i, n) \
-	FAKE_API int n(W a0, W a1, W a2, W a3, W a4, W a5); \
-	FAKE_API __attribute__((noinline)) int n(W a0, W a1, W a2, W a3, W a4, W a5) \
+	FAKE_API int n(WORDS); \
+	FAKE_API __attribute__((noinline)) int n(WORDS) \
 	{ \
-		record(i, FRAME, a0, a1, a2, a3, a4, a5); \
+		RECORD(i); \
 		return initialised() ? SUCCESS : NOT_INITIALIZED; \
 	}
 #include "fake-table.h"

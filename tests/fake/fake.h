@@ -6,7 +6,8 @@
 #define CUSHIM_FAKE_H
 
 /* Every fake export records the first FAKE_NWORDS integer words of its call:
- * the six argument registers of x86-64 SysV, then six stack words. */
+ * the argument registers (six on x86-64 SysV, eight on AArch64), then the
+ * stack words. */
 #define FAKE_NWORDS 12
 
 /* One cuGetProcAddress / cuGetProcAddress_v2 call that reached the fake. */

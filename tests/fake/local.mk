@@ -17,8 +17,7 @@ FAKE_RUNTIMES = tests/fake/rt-11.4/libcudart.so.11.0 tests/fake/rt-12.0/libcudar
 FAKE_NO_RUNTIME = tests/fake/no-rt/libcudart.so.13 tests/fake/no-rt/libcudart.so.12 \
 	tests/fake/no-rt/libcudart.so.11.0
 FAKE_ALL = $(FAKE_DRIVERS) $(FAKE_RUNTIMES) $(FAKE_NO_RUNTIME)
-# -fno-omit-frame-pointer: the recorder reads stack arguments off its frame.
-FAKE_CFLAGS = $(WARN_CFLAGS) -O2 -fPIC -fvisibility=hidden -fno-omit-frame-pointer \
+FAKE_CFLAGS = $(WARN_CFLAGS) -O2 -fPIC -fvisibility=hidden \
 	-Itests/fake -I$(top_srcdir)/tests/fake
 # -Bsymbolic as the real driver: the pointers it hands out are its own.
 FAKE_LINKFLAGS = -shared -Wl,-Bsymbolic -Wl,-z,now

@@ -9,6 +9,8 @@ skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
 b=${top_builddir:?}; s=${top_srcdir:?}
 cc=${FUZZ_CC:-clang}
+[ -z "${EXE_WRAPPER:-}" ] || [ -n "${FUZZ_BUILT-}" ] ||
+	skip "a cross build: $cc builds the fuzz targets for the build machine, whose own make check runs them"
 secs=${FUZZ_SECONDS:-60}
 if [ -z "${FUZZ_BUILT-}" ]; then
 	command -v "$cc" >/dev/null 2>&1 || skip "no $cc: the fuzz targets need clang with libFuzzer"

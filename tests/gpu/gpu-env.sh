@@ -3,7 +3,8 @@
 # the built libcushim.so and NGPUS to the device count.
 : "${top_builddir:=$(pwd)}" "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 SHIM="$top_builddir/.libs/libcushim.so"
-NGPUS=$("$top_builddir/tests/gpu/have-gpu") || exit $?
+# (a cross build: through its emulator, EXE_WRAPPER, where no driver is found)
+NGPUS=$(${EXE_WRAPPER:-} "$top_builddir/tests/gpu/have-gpu") || exit $?
 export NCCL_NVLS_ENABLE=0
 export CUSHIM_HIDE="${CUSHIM_HIDE-cuMulticast*}"
 # run_shimmed CMD...: the command with the shim preloaded.

@@ -116,12 +116,13 @@ static int child_vfork(const char *self)
 	static int failures; /* static: not clobbered by vfork */
 	initialise_driver_directly();
 	pthread_create(&th, NULL, bootstrapper, NULL);
+	const char *const argv[] = { self, "--child", "exec-target", "", NULL };
+	char *const *av = target_argv(argv);
 	for (int k = 0; k < 40; k++) {
-		char *const argv[] = { (char *)self, "--child", "exec-target", "", NULL };
 		int st = -1;
 		pid_t pid = vfork();
 		if (pid == 0) {
-			execve(self, argv, environ);
+			execve(av[0], av, environ);
 			_exit(127);
 		}
 		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)

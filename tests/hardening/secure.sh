@@ -11,6 +11,7 @@ set -u
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
 b=${top_builddir:?}
+[ -z "${EXE_WRAPPER:-}" ] || skip "emulated ($EXE_WRAPPER): the kernel runs the emulator, not the copy, so its file capability never sets AT_SECURE"
 [ "$(id -u)" = 0 ] || skip "not root: cannot give a file capability to a copy"
 command -v setcap >/dev/null 2>&1 || skip "no setcap (Debian: libcap2-bin)"
 command -v setpriv >/dev/null 2>&1 || skip "no setpriv (util-linux)"

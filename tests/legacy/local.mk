@@ -19,7 +19,7 @@ demo: libcushim.la tests/legacy/legacy $(FAKE_ALL)
 	@echo
 	@echo "=== before: without cushim ==="
 	@echo "\$$ LD_LIBRARY_PATH=$(DEMO_PATH) tests/legacy/legacy"
-	@if LD_LIBRARY_PATH=$(DEMO_PATH) ./tests/legacy/legacy; then \
+	@if LD_LIBRARY_PATH=$(DEMO_PATH) $(EXE_WRAPPER) ./tests/legacy/legacy; then \
 		echo "demo: the program loaded without cushim: the fake 11.4 driver is wrong" >&2; exit 1; \
 	else \
 		echo "(it does not even start: the loader cannot find the CUDA 12/13 symbols in an 11.4 driver)"; \
@@ -27,7 +27,7 @@ demo: libcushim.la tests/legacy/legacy $(FAKE_ALL)
 	@echo
 	@echo "=== after: with cushim ==="
 	@echo "\$$ LD_PRELOAD=.libs/libcushim.so LD_LIBRARY_PATH=$(DEMO_PATH) tests/legacy/legacy"
-	@LD_PRELOAD=$(abs_top_builddir)/.libs/libcushim.so LD_LIBRARY_PATH=$(DEMO_PATH) ./tests/legacy/legacy 2>&1
+	@LD_PRELOAD=$(abs_top_builddir)/.libs/libcushim.so LD_LIBRARY_PATH=$(DEMO_PATH) $(EXE_WRAPPER) ./tests/legacy/legacy 2>&1
 	@echo "(it runs: what the driver has works, what it lacks returns CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER"
 	@echo " and is named once on stderr)"
 .PHONY: demo

@@ -5,14 +5,15 @@
  *
  * The calls are generated over the whole table (CUSHIM_SYM X-macro of the
  * generated cushim-syms.h: the toolkit's prototypes or, for the variants
- * only the committed table knows, ABI-equivalent ones): each argument gets a
- * value unique to (export, position): pointers point at distinct scratch
- * cells, integers carry a pattern.  The fake records the six argument registers and six stack words
- * of x86-64 SysV; an integer or pointer argument k is in word k counting only
- * integer and pointer arguments (float arguments travel in SSE registers: they
- * are set but cannot be checked).  For the few functions that take a struct by
- * value (CUipcMemHandle, CUmemLocation, CUeglFrame) the word layout depends on
- * the struct's classification: only the name is checked for them.  Words past
+ * only the committed table knows, ABI-equivalent ones): each argument gets a value unique to (export,
+ * position): pointers point at distinct scratch cells, integers carry a
+ * pattern.  The fake records twelve argument words: the argument registers
+ * (six on x86-64 SysV, eight on AArch64), then the stack words; an integer or
+ * pointer argument k is in word k counting only integer and pointer arguments
+ * (float arguments travel in vector registers: they are set but cannot be
+ * checked).  For the few functions that take a struct by value
+ * (CUipcMemHandle, CUmemLocation, CUeglFrame) the word layout depends on the
+ * struct's classification: only the name is checked for them.  Words past
  * the twelfth are not recorded (the two 15- and 16-argument functions). */
 #include "cuda-all.h"
 #include "harness.h"

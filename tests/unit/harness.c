@@ -38,6 +38,20 @@ static char *slurp_fd(int fd)
 	return buf;
 }
 
+char *const *target_argv(const char *const argv[])
+{
+	const char *wrapper = getenv("EXE_WRAPPER");
+	size_t n = 0, k = 0;
+	while (argv[n])
+		n++;
+	char *words = strdup(wrapper ? wrapper : ""), **out = calloc(n + strlen(words) / 2 + 2, sizeof *out);
+	for (char *save = NULL, *w = strtok_r(words, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+		out[k++] = w;
+	for (size_t i = 0; i <= n; i++)
+		out[k++] = (char *)argv[i];
+	return out;
+}
+
 void run_child(struct run *r, const char *const argv[], const char *const env[], int timeout_s)
 {
 	FILE *out = tmpfile(), *err = tmpfile();
@@ -95,8 +109,9 @@ void run_child(struct run *r, const char *const argv[], const char *const env[],
 			vargv[k] = NULL;
 			execvpe("valgrind", (char *const *)vargv, keep);
 		}
-		execve(argv[0], (char *const *)argv, keep);
-		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+		char *const *av = target_argv(argv);
+		execve(av[0], av, keep);
+		fprintf(stderr, "cannot run %s: %s\n", av[0], strerror(errno));
 		_exit(126);
 	}
 	r->code = -1;
@@ -265,6 +280,29 @@ int has_name(char **names, int n, const char *name)
 		if (strcmp(names[i], name) == 0)
 			return 1;
 	return 0;
+}
+
+int elf_for_this_machine(const char *path)
+{
+#if defined(__x86_64__)
+	const int machine = EM_X86_64;
+#elif defined(__aarch64__)
+	const int machine = EM_AARCH64;
+#else
+	const int machine = -1;
+#endif
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ok = 0;
+	Elf *e;
+	GElf_Ehdr eh;
+
+	if (fd < 0)
+		return 0;
+	if (elf_version(EV_CURRENT) != EV_NONE && (e = elf_begin(fd, ELF_C_READ, NULL))) {
+		ok = gelf_getehdr(e, &eh) && eh.e_machine == machine;
+		elf_end(e);
+	}
+	close(fd);
+	return ok;
 }
 
 /* ---- the fakes, from inside a child ---- */

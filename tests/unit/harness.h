@@ -29,6 +29,10 @@ struct run {
  * set (a sanitizer's runtime), it is put first in the LD_PRELOAD of env. */
 void run_child(struct run *r, const char *const argv[], const char *const env[], int timeout_s);
 void run_free(struct run *r);
+/* argv as this machine runs a program of this build: behind EXE_WRAPPER's
+ * words when it is set (a cross build: the emulator), else argv itself.
+ * Made before a fork or vfork; never freed. */
+char *const *target_argv(const char *const argv[]);
 /* Run this very program again: argv = {/proc/self/exe, "--child", mode, arg}. */
 void run_self(struct run *r, const char *mode, const char *arg, const char *const env[], int timeout_s);
 /* Number of lines of text that contain needle. */
@@ -51,6 +55,9 @@ const char *version_text(int v, char buf[16]);
  * malloc'd array of malloc'd names; -1 if the file cannot be read. */
 int elf_dynamic_symbols(const char *path, int defined, char ***names);
 int has_name(char **names, int n, const char *name);
+/* Whether path is an ELF file for the machine this test was built for (a
+ * toolkit's libraries are the build machine's in a cross build). */
+int elf_for_this_machine(const char *path);
 
 /* ---- in a child: the fakes' own counters ---- */
 /* A symbol of the libcuda.so.1 this process loaded (NULL if it is not a fake). */
