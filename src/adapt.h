@@ -79,7 +79,7 @@ extern const int cushim_nadapters CUSHIM_HIDDEN;
 void cushim_adapt_install(int enabled) CUSHIM_HIDDEN;
 
 /* The adapter function behind an export, NULL if it has none (for tests and
- * for the lead's wiring). */
+ * for the bootstrap's wiring). */
 void *cushim_adapter_for(unsigned i) CUSHIM_HIDDEN;
 
 #endif

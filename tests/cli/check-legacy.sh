@@ -6,7 +6,7 @@
 # never from cushim.
 . "$top_srcdir/tests/cli/defs.sh"
 prog=$top_builddir/tests/cli/legacy
-# Parts 1 to 6 check the plain verdict; part 7 the downgrade adapters (issue 8).
+# Parts 1 to 6 check the plain verdict; part 7 the downgrade adapters.
 export CUSHIM_ADAPT=0
 
 imports=$(nm -D --undefined-only "$prog" | awk '$NF ~ /^cu[A-Z]/ { print $NF }' | sort)

@@ -1,4 +1,4 @@
-/* The diagnostic mode (issue 3), black box against the fake drivers:
+/* The diagnostic mode, black box against the fake drivers:
  *  - the trace line format, against a golden file written by hand;
  *  - no torn or lost lines with 16 threads tracing at once, to a file and a pipe;
  *  - the summary counts exactly the calls made, from several threads;

@@ -1,4 +1,4 @@
-# tests/diag: the diagnostic mode (issue 3) against the fake drivers.
+# tests/diag: the diagnostic mode against the fake drivers.
 if HAVE_CHECK
 check_PROGRAMS += tests/diag/check_diag tests/diag/dlopen-app
 TESTS += tests/diag/check_diag

@@ -1,4 +1,4 @@
-# tests/fuzz: libFuzzer targets (issue 7, item 2), built with clang
+# tests/fuzz: libFuzzer targets, built with clang
 # (FUZZ_CC) by `make fuzz-targets`, run by fuzz.sh: a short run of each in
 # make check (FUZZ_SECONDS=60 each; skipped without clang's libFuzzer), and
 # `make check-fuzz` (FUZZ_SECONDS, default 60).  The seeds are

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 8 on a real GPU: under emulation of 12.8 every call of adapt-gpu is
+# The downgrade adapters on a real GPU: under emulation of 12.8 every call of adapt-gpu is
 # served (the batch copy by its 12.8 variant) with results identical to those
 # without emulation; under 12.0 the context and device calls are served and
 # the batch copy is reported missing.

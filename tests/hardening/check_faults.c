@@ -1,4 +1,4 @@
-/* Fault injection (issue 7, item 3): every failure a driver or a runtime can
+/* Fault injection: every failure a driver or a runtime can
  * return, injected with the fakes' FAKE_* knobs (tests/fake), into a program
  * that is not linked against libcuda.so.1 (fault-app.c).  Each case proves:
  * the program keeps running (exit 0 within the timeout: no crash, no hang),

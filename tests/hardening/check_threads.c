@@ -1,4 +1,4 @@
-/* Constructors, fork, vfork+exec and signals (issue 7, items 4 and 6), against
+/* Constructors, fork, vfork+exec and signals, against
  * the fake 13.0 driver and runtime, each case in a child with a timeout:
  *  - a library constructor calls the driver before main: the bootstrap runs
  *    there and gives the right answers, main and a forked child work after;

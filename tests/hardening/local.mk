@@ -1,5 +1,5 @@
 # tests/hardening: fault injection, constructors and fork, signals, secure
-# execution, sanitizers and valgrind (issue 7).  See README "Reliability".
+# execution, sanitizers and valgrind.  See README "Reliability".
 if HAVE_CHECK
 HARD_CHECKS = tests/hardening/check_faults
 check_PROGRAMS += $(HARD_CHECKS) tests/hardening/fault-app

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Secure execution (issue 7, item 5): under AT_SECURE cushim reads no CUSHIM_*
+# Secure execution: under AT_SECURE cushim reads no CUSHIM_*
 # variable and opens no log file.  A copy of secure-app with a file capability
 # (cap_net_bind_service+ep), run as an unprivileged user (65534), must not
 # create CUSHIM_LOG_FILE and must not apply CUSHIM_HIDE=cuDeviceGet; the same

@@ -1,5 +1,5 @@
 # tests/legacy: a program built against the CUDA 13.0 headers with -z now,
-# importing symbols an 11.4 driver lacks (issue 2, items 9 and 12), and the
+# importing symbols an 11.4 driver lacks, and the
 # demo that runs it on the fake 11.4 driver without and with cushim.
 check_PROGRAMS += tests/legacy/legacy
 tests_legacy_legacy_SOURCES = tests/legacy/legacy.c

@@ -81,7 +81,7 @@ START_TEST(check_legacy_runs_with_the_shim_missing_calls_return_36_logged_once)
 {
 	struct run r;
 	const char *argv[] = { LEGACY, NULL };
-	/* the missing-symbol path itself: the downgrade adapters (issue 8), which
+	/* the missing-symbol path itself: the downgrade adapters, which
 	 * serve some of these calls, are off here and tested below */
 	const char *env[] = { "LD_PRELOAD=" SHIM_SO, "LD_LIBRARY_PATH=" DRV("11.4") ":" NO_RT, "CUSHIM_ADAPT=0", NULL };
 	char need[16], line[512];
@@ -136,9 +136,9 @@ START_TEST(check_legacy_runs_clean_on_a_13_0_driver)
 }
 END_TEST
 
-/* The downgrade adapters (issue 8, on by default), black box on the fake 11.4
+/* The downgrade adapters (on by default), black box on the fake 11.4
  * driver: cuCtxCreate_v4 with no parameters is served by cuCtxCreate_v2 (it
- * succeeds instead of returning 36), logged once at warn in the issue's words; cuMemcpyBatchAsync_v2, whose 12.8
+ * succeeds instead of returning 36), logged once at warn; cuMemcpyBatchAsync_v2, whose 12.8
  * variant 11.4 lacks too, stays missing. */
 START_TEST(check_legacy_adapters_serve_cuCtxCreate_v4_on_11_4)
 {

@@ -1,4 +1,4 @@
-# tests/unit: the black-box tests of issue 2 (item 9), with the Check
+# tests/unit: black-box tests of the core shim, with the Check
 # framework.  Each program is its own driver: the Check cases re-run the
 # program as a child (--child MODE) with LD_PRELOAD, LD_LIBRARY_PATH and
 # CUSHIM_* set for that case, since AM_TESTS_ENVIRONMENT is shared by all.

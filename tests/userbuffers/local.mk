@@ -75,7 +75,7 @@ tests/userbuffers/ub-kernels.fatbin: $(srcdir)/tests/userbuffers/ub-kernels.cu $
 tests/userbuffers/ub-kernels-fatbin.c: tests/userbuffers/ub-kernels.fatbin $(top_srcdir)/tools/bin2c.py
 	$(AM_V_GEN)$(PYTHON) $(top_srcdir)/tools/bin2c.py ub_kernels_fatbin tests/userbuffers/ub-kernels.fatbin $@
 CLEANFILES += tests/userbuffers/ub-kernels.fatbin tests/userbuffers/ub-kernels-fatbin.c
-# The benchmark, plain and under the shim (the lead's `make bench` can depend on this).
+# The benchmark, plain and under the shim (make bench can depend on this).
 bench-userbuffers: tests/userbuffers/ub-bench tests/gpu/have-gpu $(lib_LTLIBRARIES)
 	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' $(SHELL) $(srcdir)/tests/userbuffers/ub-bench.sh
 else

@@ -1,7 +1,7 @@
 #!/bin/sh
-# What we run on the GPU machine to prove cushim there, from a build folder
-# made on a development machine and carried over (the GPU machine has no
-# libtool or Check).  Usage: cd BUILD && sh ../tools/gpu-session.sh [OUTDIR]
+# The GPU checks: every GPU test, the suites, make bench and masquerade with
+# PyTorch and Triton, from a build folder made on a development machine and
+# carried over (the GPU machine has no libtool or Check).  Usage: cd BUILD && sh ../tools/gpu-check.sh [OUTDIR]
 out=${1:-/tmp}
 export top_builddir=$PWD top_srcdir=$(cd .. && pwd) NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 export CUSHIM_TEST_REQUIRE_GPU=1
