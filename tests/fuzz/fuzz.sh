@@ -1,7 +1,8 @@
 #!/bin/sh
-# Runs each libFuzzer target of tests/fuzz for FUZZ_SECONDS (60 by default,
-# in make check and make check-fuzz) on a copy of its seed corpus, after
-# replaying every input in tests/fuzz/regressions/TARGET.  Skips (77) when
+# Replays every input in tests/fuzz/regressions/TARGET and the seed corpus
+# tests/fuzz/corpus/TARGET through each libFuzzer target of tests/fuzz (make
+# check: FUZZ_SECONDS unset or 0), then fuzzes each for FUZZ_SECONDS on a copy
+# of its corpus (make check-fuzz, 60 s by default).  Skips (77) when
 # clang cannot build a libFuzzer program.  Fails on any crash, sanitizer
 # report or broken property; the input is left in $top_builddir/tests/fuzz/crashes.
 set -u
@@ -11,7 +12,7 @@ b=${top_builddir:?}; s=${top_srcdir:?}
 cc=${FUZZ_CC:-clang}
 [ -z "${EXE_WRAPPER:-}" ] || [ -n "${FUZZ_BUILT-}" ] ||
 	skip "a cross build: $cc builds the fuzz targets for the build machine, whose own make check runs them"
-secs=${FUZZ_SECONDS:-60}
+secs=${FUZZ_SECONDS:-0}
 if [ -z "${FUZZ_BUILT-}" ]; then
 	command -v "$cc" >/dev/null 2>&1 || skip "no $cc: the fuzz targets need clang with libFuzzer"
 	t=$(mktemp -d) && trap 'rm -rf "$t"' EXIT
@@ -31,11 +32,16 @@ for target in level version patterns path elf; do
 			"$bin" "$f" >"$work.log" 2>&1 || { cat "$work.log"; echo "FAIL: regression input $f"; status=1; }
 		done
 	fi
-	start=$(date +%s)
-	"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-		-artifact_prefix="$b/tests/fuzz/crashes/$target-" "$work" >"$work.log" 2>&1
-	rc=$?
-	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work.log")
+	if [ "$secs" = 0 ]; then # replay: each seed once, as a file of its own
+		"$bin" -timeout=10 -rss_limit_mb=2048 "$work"/* >"$work.log" 2>&1
+		rc=$?
+		runs=$(grep -c '^Running: ' "$work.log")
+	else
+		"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+			-artifact_prefix="$b/tests/fuzz/crashes/$target-" "$work" >"$work.log" 2>&1
+		rc=$?
+		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work.log")
+	fi
 	cov=$(grep -o 'cov: [0-9]*' "$work.log" | tail -1)
 	echo "fuzz-$target: ${secs}s, ${runs:-?} inputs, $cov, corpus $(ls "$work" | wc -l), exit $rc"
 	if [ $rc -ne 0 ]; then

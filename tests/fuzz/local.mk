@@ -1,7 +1,7 @@
 # tests/fuzz: libFuzzer targets, built with clang
-# (FUZZ_CC) by `make fuzz-targets`, run by fuzz.sh: a short run of each in
-# make check (FUZZ_SECONDS=60 each; skipped without clang's libFuzzer), and
-# `make check-fuzz` (FUZZ_SECONDS, default 60).  The seeds are
+# (FUZZ_CC) by `make fuzz-targets`, run by fuzz.sh: make check replays every
+# seed and past crash through each (skipped without clang's libFuzzer), and
+# `make check-fuzz` fuzzes each for FUZZ_SECONDS (default 60).  The seeds are
 # tests/fuzz/corpus/TARGET; inputs that once crashed, tests/fuzz/regressions/TARGET.
 FUZZ_CC = clang
 FUZZ_SECONDS = 60
@@ -38,4 +38,8 @@ check-fuzz: fuzz-targets
 .PHONY: fuzz-targets check-fuzz
 TESTS += tests/fuzz/fuzz.sh
 CLEANFILES += $(FUZZ_TARGETS)
+clean-local: clean-fuzz
+clean-fuzz:
+	rm -rf tests/fuzz/work-* tests/fuzz/crashes
+.PHONY: clean-fuzz
 EXTRA_DIST += tests/fuzz/fuzz.sh tests/fuzz/fuzz-conf.c tests/fuzz/fuzz-elf.c tests/fuzz/corpus tests/fuzz/regressions

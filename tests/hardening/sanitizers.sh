@@ -1,5 +1,5 @@
 #!/bin/sh
-# In plain `make check`: the CPU suite again under ASan+UBSan, and the lazy
+# make check-sanitizers: the CPU suite again under ASan+UBSan, and the lazy
 # bootstrap, the diagnostics and the constructor, fork, vfork and signal tests
 # under TSan, each in a sub-build of the build folder (make check-asan,
 # check-tsan).  Any report fails.  A failure names the sub-test and shows the
