@@ -269,6 +269,7 @@ static void report_missing(unsigned i)
 
 	if (__atomic_exchange_n(&missing_logged[i], 1, __ATOMIC_RELAXED))
 		return;
+	cushim_timeline_missing(i, missing_rc);
 	if (missing_rc == CUDA_ERROR_NO_DEVICE)
 		return; /* the bootstrap said once why nothing works */
 	if (cushim_state.driver_version)
@@ -609,7 +610,7 @@ found:
 	clock_gettime(CLOCK_MONOTONIC, &t2);
 	cushim_state.find_ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
 	cushim_state.resolve_ns = (uint64_t)((t2.tv_sec - t1.tv_sec) * 1000000000LL + (t2.tv_nsec - t1.tv_nsec));
-	int tracing = cushim_conf.level >= CUSHIM_LOG_ERRORS || cushim_conf.summary;
+	int tracing = cushim_conf.level >= CUSHIM_LOG_ERRORS || cushim_conf.summary || cushim_conf.timeline;
 	int watching = tracing || emulating || cushim_conf.npatterns || masq;
 	for (size_t k = 0; k < sizeof overrides / sizeof *overrides; k++) {
 		const struct override *o = &overrides[k];
