@@ -11,3 +11,4 @@ include tests/compat/local.mk
 include src/cli/local.mk
 include tests/hardening/local.mk
 include tests/fuzz/local.mk
+include tests/timeline/local.mk

@@ -1,6 +1,6 @@
 # src/cli: the cushim command, its man page and its tests (tests/cli).
 bin_PROGRAMS += cushim
-cushim_SOURCES = src/cli/main.c src/cli/run.c src/cli/check.c src/cli/doctor.c src/cli/symbols.c \
+cushim_SOURCES = src/cli/main.c src/cli/run.c src/cli/check.c src/cli/doctor.c src/cli/symbols.c src/cli/timeline.c \
 	src/cli/lib.c src/cli/ldsearch.c src/cli/json.c src/cli/cli.h
 nodist_cushim_SOURCES = $(GENERATED)
 cushim_CPPFLAGS = $(AM_CPPFLAGS) -DCUSHIM_LIBDIR='"$(libdir)"'
