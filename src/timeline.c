@@ -46,6 +46,18 @@ static void lit(struct jout *o, const char *s, size_t n)
 }
 #define LIT(o, s) lit(o, s, sizeof s - 1)
 
+/* The first n bytes of a kept array: copied whole (a fixed-size copy is a
+ * few moves, a variable one a loop), then only n of them count. */
+#define KEPT(o, array, n)                                                 \
+	do {                                                              \
+		if ((o)->left >= sizeof(array)) {                         \
+			memcpy((o)->p, array, sizeof(array));             \
+			(o)->p += (n), (o)->left -= (n);                  \
+		} else {                                                  \
+			lit(o, array, n);                                 \
+		}                                                         \
+	} while (0)
+
 /* A JSON string's contents: quotes and backslashes escaped, and control or
  * non-ASCII bytes (cushim's own text has none) as '?', never \u escapes. */
 static void esc(struct jout *o, const char *s, size_t n)
@@ -84,15 +96,61 @@ static void key(struct jout *o, const char *k)
 	LIT(o, ":");
 }
 
-/* ,"ts":T,"pid":P,"tid":T */
+/* What this thread wrote last, kept: formatting numbers is most of an
+ * event's cost, and its ids and the whole seconds of its clock change
+ * seldom. */
+static __thread struct {
+	int pid, tid;
+	unsigned char len, seclen;
+	char text[48], sectext[24];
+	uint64_t sec;
+} ids __attribute__((tls_model("initial-exec")));
+
+/* ns as microseconds with three decimals: the whole seconds, then nine
+ * digits (six of microseconds, three of nanoseconds). */
+static void stamp(struct jout *o, uint64_t ns)
+{
+	uint64_t sec = ns / 1000000000u;
+	uint32_t rest = (uint32_t)(ns % 1000000000u);
+	char *d;
+
+	if (sec == 0 || o->left < sizeof ids.sectext + 10) { /* no leading zeros in a JSON number */
+		num(o, ns, 3);
+		return;
+	}
+	if (sec != ids.sec || !ids.seclen) {
+		ids.seclen = (unsigned char)cushim_format_decimal(ids.sectext, sizeof ids.sectext, sec, 0);
+		ids.sec = sec;
+	}
+	KEPT(o, ids.sectext, ids.seclen);
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				    "4041424344454647484950515253545556575859606162636465666768697071727374757677787980"
+				    "81828384858687888990919293949596979899";
+	uint32_t us = rest / 1000, frac = rest % 1000;
+	d = o->p; /* written in place */
+	d[9] = (char)('0' + frac % 10);
+	memcpy(d + 7, pairs + 2 * (frac / 10), 2);
+	d[6] = '.';
+	memcpy(d + 4, pairs + 2 * (us % 100), 2);
+	memcpy(d + 2, pairs + 2 * (us / 100 % 100), 2);
+	memcpy(d, pairs + 2 * (us / 10000), 2);
+	o->p += 10, o->left -= 10;
+}
+
 static void where(struct jout *o, uint64_t ns, int tid)
 {
 	LIT(o, ",\"ts\":");
-	num(o, ns, 3);
-	LIT(o, ",\"pid\":");
-	num(o, (uint64_t)tl_pid, 0);
-	LIT(o, ",\"tid\":");
-	num(o, (uint64_t)tid, 0);
+	stamp(o, ns);
+	if (ids.pid != tl_pid || ids.tid != tid) {
+		struct jout t = { ids.text, sizeof ids.text };
+		LIT(&t, ",\"pid\":");
+		num(&t, (uint64_t)tl_pid, 0);
+		LIT(&t, ",\"tid\":");
+		num(&t, (uint64_t)tid, 0);
+		ids.len = (unsigned char)(t.p - ids.text);
+		ids.pid = tl_pid, ids.tid = tid;
+	}
+	KEPT(o, ids.text, ids.len);
 }
 
 /* ,\n{"name":"thread_name","ph":"M",...}: this thread's name, for its track. */
@@ -109,24 +167,37 @@ static void thread_name(struct jout *o, int tid)
 	LIT(o, "}}");
 }
 
+/* Text that needs no escaping: names of functions, arguments and results. */
+static void plain(struct jout *o, const char *s)
+{
+	lit(o, s, strlen(s));
+}
+
 /* One argument, "name":value: integers as numbers, the rest as the text
- * trace shows them, as strings. */
+ * trace shows them, as strings (only a C string's can hold a quote or a
+ * backslash). */
 static void arg(struct jout *o, const struct cushim_argdesc *d, uint64_t v)
 {
 	char tmp[512];
 	size_t n;
+	int number = d->cls == CUSHIM_A_INT || d->cls == CUSHIM_A_UINT;
 
-	key(o, d->name);
-	if (d->cls == CUSHIM_A_INT || d->cls == CUSHIM_A_UINT) {
+	LIT(o, "\"");
+	plain(o, d->name);
+	if (number)
+		LIT(o, "\":");
+	else
+		LIT(o, "\":\"");
+	if (d->cls == CUSHIM_A_STR) {
+		n = cushim_format_arg(tmp, sizeof tmp, d, v);
+		esc(o, tmp, n);
+	} else {
 		n = cushim_format_arg(o->p, o->left, d, v);
 		o->p += n;
 		o->left -= n;
-		return;
 	}
-	n = cushim_format_arg(tmp, sizeof tmp, d, v);
-	LIT(o, "\"");
-	esc(o, tmp, n);
-	LIT(o, "\"");
+	if (!number)
+		LIT(o, "\"");
 }
 
 enum { TAIL = 160, ARG_ROOM = 1200 }; /* the result and closing; one argument at most */
@@ -143,7 +214,7 @@ size_t cushim_timeline_event(char *buf, size_t size, int *named, int tid, unsign
 		*named = tid;
 	}
 	LIT(&o, ",\n{\"name\":\"");
-	esc(&o, cushim_syms[i].name, strlen(cushim_syms[i].name));
+	plain(&o, cushim_syms[i].name);
 	if (r == CUDA_SUCCESS)
 		LIT(&o, "\",\"cat\":\"call\",\"ph\":\"X\"");
 	else
@@ -163,7 +234,9 @@ size_t cushim_timeline_event(char *buf, size_t size, int *named, int tid, unsign
 	o.left += TAIL;
 	LIT(&o, "\"result\":");
 	if (rn) {
-		str(&o, rn);
+		LIT(&o, "\"");
+		plain(&o, rn);
+		LIT(&o, "\"");
 	} else {
 		LIT(&o, "\"");
 		num(&o, (uint64_t)(unsigned)r, 0);

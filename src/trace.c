@@ -49,7 +49,7 @@ struct tbuf {
 	int tl_tid;        /* the thread the timeline has named for this buffer */
 	char data[TBUF_SIZE];
 };
-#define TL_SIZE 32768
+#define TL_SIZE 131072
 
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct tbuf *buffers;
