@@ -12,3 +12,4 @@ include src/cli/local.mk
 include tests/hardening/local.mk
 include tests/fuzz/local.mk
 include tests/timeline/local.mk
+include tests/cluster/local.mk
