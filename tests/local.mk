@@ -13,3 +13,4 @@ include tests/hardening/local.mk
 include tests/fuzz/local.mk
 include tests/timeline/local.mk
 include tests/cluster/local.mk
+include tests/package/local.mk
