@@ -150,6 +150,9 @@ void cushim_timeline_write(const char *buf, size_t n) CUSHIM_HIDDEN;
  * *named is not tid yet (named NULL: none). At most size bytes. */
 size_t cushim_timeline_event(char *buf, size_t size, int *named, int tid, unsigned i, CUresult r, uint64_t t0,
 			     uint64_t t1, const uint64_t *argv) CUSHIM_HIDDEN;
+/* The same, written at once (no buffer for this thread, or it is busy). */
+void cushim_timeline_direct(int tid, unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
+	CUSHIM_HIDDEN;
 void cushim_timeline_missing(unsigned i, CUresult returns) CUSHIM_HIDDEN;
 
 /* ---- error codes (errors.c) ---- */

@@ -23,8 +23,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static int tl_fd = -1;
+/* OFF: no timeline.  PENDING: a forked child's, opened by its first write,
+ * so that a child that only execs leaves no file (and the program it execs,
+ * with the same pid, finds the name free).  OPENING, then OPEN: tl_fd. */
+enum { OFF, PENDING, OPENING, OPEN };
+static int tl_state, tl_fd = -1;
 static int tl_pid;
+static __thread int opener __attribute__((tls_model("initial-exec")));
 /* Writers in progress, and whether the closing bracket is written: an event
  * written after it would break the file, so it is dropped instead.  Atomics,
  * not a lock: a signal handler's call may write while its thread was writing. */
@@ -247,12 +252,23 @@ size_t cushim_timeline_event(char *buf, size_t size, int *named, int tid, unsign
 }
 
 /* ---- the file ---- */
+static int open_pending(void);
+
 void cushim_timeline_write(const char *buf, size_t n)
 {
 	__atomic_add_fetch(&writers, 1, __ATOMIC_SEQ_CST);
-	if (tl_fd >= 0 && !__atomic_load_n(&closed, __ATOMIC_SEQ_CST))
+	if (!__atomic_load_n(&closed, __ATOMIC_SEQ_CST) &&
+	    (__atomic_load_n(&tl_state, __ATOMIC_ACQUIRE) == OPEN || open_pending()))
 		cushim_write_all(tl_fd, buf, n);
 	__atomic_sub_fetch(&writers, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Its own frame: the text trace's direct path keeps its small stack. */
+__attribute__((noinline)) void cushim_timeline_direct(int tid, unsigned i, CUresult r, uint64_t t0, uint64_t t1,
+						      const uint64_t *argv)
+{
+	char tmp[CUSHIM_TL_EVENT_MAX];
+	cushim_timeline_write(tmp, cushim_timeline_event(tmp, sizeof tmp, NULL, tid, i, r, t0, t1, argv));
 }
 
 /* FILE with %p expanded; a forked child of a FILE without %p gets
@@ -281,7 +297,7 @@ static int open_file(int child)
 }
 
 /* "[" and the process's name: the first write of a file. */
-static void header(void)
+static void header(int fd)
 {
 	char buf[512];
 	struct jout o = { buf, sizeof buf };
@@ -293,7 +309,7 @@ static void header(void)
 	LIT(&o, ",\"args\":{\"name\":");
 	str(&o, program_invocation_short_name);
 	LIT(&o, "}}");
-	cushim_write_all(tl_fd, buf, (size_t)(o.p - buf));
+	cushim_write_all(fd, buf, (size_t)(o.p - buf));
 }
 
 /* ,\n{"name":NAME,"cat":CAT,"ph":"i","s":SCOPE,...,"args":{ -- the caller
@@ -365,7 +381,7 @@ void cushim_timeline_missing(unsigned i, CUresult returns)
 	struct jout o = { buf, sizeof buf - 8 };
 	const char *rn = cushim_error_name((int)returns);
 
-	if (tl_fd < 0)
+	if (__atomic_load_n(&tl_state, __ATOMIC_ACQUIRE) == OFF)
 		return;
 	snprintf(name, sizeof name, "missing %s", s->name);
 	instant(&o, name, "missing", "t");
@@ -393,28 +409,49 @@ int cushim_timeline_start(void)
 	if (!cushim_conf.timeline || (tl_fd = open_file(0)) < 0)
 		return 0;
 	tl_pid = (int)getpid();
-	header();
+	header(tl_fd);
+	__atomic_store_n(&tl_state, OPEN, __ATOMIC_RELEASE);
 	bootstrap_event();
 	return 1;
 }
 
-/* After fork, in the child: a file of its own. */
+/* The first write of a forked child opens its file; the others wait for it,
+ * and one from a signal handler interrupting the opener is dropped. */
+static int open_pending(void)
+{
+	int st = PENDING;
+	if (__atomic_compare_exchange_n(&tl_state, &st, OPENING, 0, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+		opener = 1;
+		if ((tl_fd = open_file(1)) >= 0)
+			header(tl_fd);
+		opener = 0;
+		__atomic_store_n(&tl_state, tl_fd >= 0 ? OPEN : OFF, __ATOMIC_RELEASE);
+		return tl_fd >= 0;
+	}
+	while (st == OPENING && !opener) {
+		sched_yield();
+		st = __atomic_load_n(&tl_state, __ATOMIC_ACQUIRE);
+	}
+	return st == OPEN;
+}
+
+/* After fork, in the child (its only thread): a file of its own, later. */
 void cushim_timeline_child(void)
 {
-	if (tl_fd < 0)
+	if (tl_state == OFF)
 		return;
-	close(tl_fd);
-	writers = closed = 0; /* the threads that counted are gone */
-	if ((tl_fd = open_file(1)) < 0)
-		return;
+	if (tl_fd >= 0)
+		close(tl_fd);
+	tl_fd = -1;
+	tl_state = PENDING;
 	tl_pid = (int)getpid();
-	header();
+	writers = closed = 0; /* the threads that counted are gone */
 }
 
 /* At exit, once every buffer is written: close the array. */
 void cushim_timeline_finish(void)
 {
-	if (tl_fd < 0)
+	if (__atomic_load_n(&tl_state, __ATOMIC_ACQUIRE) != OPEN)
 		return;
 	__atomic_store_n(&closed, 1, __ATOMIC_SEQ_CST);
 	for (int spins = 0; __atomic_load_n(&writers, __ATOMIC_SEQ_CST) && spins < 100000; spins++)

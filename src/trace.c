@@ -413,12 +413,12 @@ void cushim_trace_call(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const u
 	if (!b || __atomic_exchange_n(&b->busy, 1, __ATOMIC_ACQUIRE)) {
 		/* No buffer, or re-entered from a signal handler, or being flushed:
 		 * write this one line (and event) straight away. */
-		char tmp[CUSHIM_TL_EVENT_MAX];
+		char tmp[LINE_MAX_LEN];
 		int tid = (int)syscall(SYS_gettid);
 		if (text)
-			cushim_write_all(cushim_log_fd(), tmp, format_line(tmp, LINE_MAX_LEN, tid, i, r, t0, t1, argv));
+			cushim_write_all(cushim_log_fd(), tmp, format_line(tmp, sizeof tmp, tid, i, r, t0, t1, argv));
 		if (timeline)
-			cushim_timeline_write(tmp, cushim_timeline_event(tmp, sizeof tmp, NULL, tid, i, r, t0, t1, argv));
+			cushim_timeline_direct(tid, i, r, t0, t1, argv);
 		return;
 	}
 	if (TBUF_SIZE - b->len < LINE_MAX_LEN || (b->tl && TL_SIZE - b->tllen < CUSHIM_TL_EVENT_MAX))

@@ -1,7 +1,7 @@
 #!/bin/sh
 # CUSHIM_TIMELINE on the fake 11.4 driver: tl-app's events, checked one by one
 # with Python's json module (check-timeline.py); its forked child's own file;
-# the text trace beside it; a file cut short by SIGKILL, which `cushim
+# the text trace beside it; no file for a child that only execs; a file cut short by SIGKILL, which `cushim
 # timeline` calls cut and --repair makes valid; the file's mode and a symlink
 # in its place.
 . "$top_srcdir/tests/cli/defs.sh"
@@ -25,6 +25,8 @@ child=$(sed -n 's/^child //p' "$T/known.out")
 parent=$(ls "$T"/tl.*.json | grep -v "tl\.$child\.json" | head -1)
 [ "$(ls "$T"/tl.*.json | wc -l)" -eq 2 ] || fail "timeline files: $(ls "$T")"
 [ -f "$T/tl.$child.json" ] || fail "the forked child $child wrote no timeline of its own"
+execd=$(sed -n 's/^exec child //p' "$T/known.out")
+[ -n "$execd" ] && [ ! -e "$T/tl.$execd.json" ] || fail "a child that only exec'd left a timeline ($execd)"
 $check known "$parent" "$T/tl.$child.json" "$child" "$T/trace.log" || fail "the known program's timeline"
 for f in "$parent" "$T/tl.$child.json"; do
 	[ "$(stat -c %a "$f")" = 600 ] || fail "$f has mode $(stat -c %a "$f"), wanted 600"

@@ -9,9 +9,10 @@
  *                cuMemGetInfo (hidden: 36)
  *   8 threads    thread t: 10 + t cuCtxGetCurrent, then cuCtxSetCurrent(NULL)
  *   a child      forked after the threads end: 3 cuCtxGetCurrent, exit(0)
+ *   another      forked and exec'ing true(1): no driver call, so no file
  *
  * "tl-app kill" instead makes 5000 calls on each of 8 threads and kills
- * itself with SIGKILL: a timeline cut short.  The child's pid goes to stdout. */
+ * itself with SIGKILL: a timeline cut short.  The children's pids go to stdout. */
 #include <cuda.h>
 #include <pthread.h>
 #include <signal.h>
@@ -79,5 +80,13 @@ int main(int argc, char **argv)
 	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return 2;
 	printf("child %ld\n", (long)pid);
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		execlp("true", "true", (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return 2;
+	printf("exec child %ld\n", (long)pid);
 	return 0;
 }
