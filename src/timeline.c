@@ -51,18 +51,6 @@ static void lit(struct jout *o, const char *s, size_t n)
 }
 #define LIT(o, s) lit(o, s, sizeof s - 1)
 
-/* The first n bytes of a kept array: copied whole (a fixed-size copy is a
- * few moves, a variable one a loop), then only n of them count. */
-#define KEPT(o, array, n)                                                 \
-	do {                                                              \
-		if ((o)->left >= sizeof(array)) {                         \
-			memcpy((o)->p, array, sizeof(array));             \
-			(o)->p += (n), (o)->left -= (n);                  \
-		} else {                                                  \
-			lit(o, array, n);                                 \
-		}                                                         \
-	} while (0)
-
 /* A JSON string's contents: quotes and backslashes escaped, and control or
  * non-ASCII bytes (cushim's own text has none) as '?', never \u escapes. */
 static void esc(struct jout *o, const char *s, size_t n)
@@ -123,11 +111,19 @@ static void stamp(struct jout *o, uint64_t ns)
 		num(o, ns, 3);
 		return;
 	}
-	if (sec != ids.sec || !ids.seclen) {
-		ids.seclen = (unsigned char)cushim_format_decimal(ids.sectext, sizeof ids.sectext, sec, 0);
-		ids.sec = sec;
-	}
-	KEPT(o, ids.sectext, ids.seclen);
+	/* Copied whole, then checked: a signal handler's call on this thread
+	 * may have turned the kept second over meanwhile. */
+	size_t n;
+	do {
+		if (sec != ids.sec || !ids.seclen) {
+			ids.seclen = (unsigned char)cushim_format_decimal(ids.sectext, sizeof ids.sectext, sec, 0);
+			ids.sec = sec;
+		}
+		n = ids.seclen;
+		memcpy(o->p, ids.sectext, sizeof ids.sectext);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	} while (ids.sec != sec || ids.seclen != n);
+	o->p += n, o->left -= n;
 	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 				    "4041424344454647484950515253545556575859606162636465666768697071727374757677787980"
 				    "81828384858687888990919293949596979899";
@@ -155,7 +151,12 @@ static void where(struct jout *o, uint64_t ns, int tid)
 		ids.len = (unsigned char)(t.p - ids.text);
 		ids.pid = tl_pid, ids.tid = tid;
 	}
-	KEPT(o, ids.text, ids.len);
+	if (o->left >= sizeof ids.text) { /* a fixed-size copy is a few moves */
+		memcpy(o->p, ids.text, sizeof ids.text);
+		o->p += ids.len, o->left -= ids.len;
+	} else {
+		lit(o, ids.text, ids.len);
+	}
 }
 
 /* ,\n{"name":"thread_name","ph":"M",...}: this thread's name, for its track. */

@@ -162,11 +162,12 @@ int cmd_run(int argc, char **argv)
 			setenv("CUSHIM_LOG", optarg, 1);
 			break;
 		case 'f':
+		case 't':
 			if (!*optarg) {
-				cli_error("--log-file needs a path (%%p becomes the pid)");
+				cli_error("--%s needs a path (%%p becomes the pid)", c == 'f' ? "log-file" : "timeline");
 				return RUN_USAGE;
 			}
-			setenv("CUSHIM_LOG_FILE", optarg, 1);
+			setenv(c == 'f' ? "CUSHIM_LOG_FILE" : "CUSHIM_TIMELINE", optarg, 1);
 			break;
 		case 's':
 			if (optarg && strcmp(optarg, "0") != 0 && strcmp(optarg, "1") != 0 &&
@@ -176,13 +177,6 @@ int cmd_run(int argc, char **argv)
 				return RUN_USAGE;
 			}
 			setenv("CUSHIM_SUMMARY", optarg ? optarg : "1", 1);
-			break;
-		case 't':
-			if (!*optarg) {
-				cli_error("--timeline needs a path (%%p becomes the pid)");
-				return RUN_USAGE;
-			}
-			setenv("CUSHIM_TIMELINE", optarg, 1);
 			break;
 		case 'd':
 			if (cushim_parse_version(optarg, &version) != 0) {
