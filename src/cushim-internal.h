@@ -41,6 +41,20 @@ extern void *cushim_impl[CUSHIM_NSYMS] CUSHIM_HIDDEN;
 extern void *const cushim_stub[CUSHIM_NSYMS] CUSHIM_HIDDEN;   /* the exported stubs */
 extern void *const cushim_tracer[CUSHIM_NSYMS] CUSHIM_HIDDEN; /* their trace wrappers */
 void *cushim_resolve(unsigned i) CUSHIM_HIDDEN;
+void cushim_boot(void) CUSHIM_HIDDEN;   /* runs the bootstrap unless it ran */
+int cushim_booted(void) CUSHIM_HIDDEN;
+/* Where each export's driver function came from. */
+enum cushim_origin {
+	CUSHIM_FROM_NONE,    /* missing, or served by cushim alone */
+	CUSHIM_FROM_DRIVER,  /* the driver's cuGetProcAddress(_v2) */
+	CUSHIM_FROM_DLSYM,   /* the driver's symbol of that name (no cuGetProcAddress) */
+	CUSHIM_FROM_RUNTIME, /* a runtime's cudaGetDriverEntryPoint(ByVersion) */
+	CUSHIM_NORIGINS
+};
+extern unsigned char cushim_origin[CUSHIM_NSYMS] CUSHIM_HIDDEN;
+/* The runtimes looked for by soname, newest first. */
+#define CUSHIM_NRUNTIMES 3
+extern const char *const cushim_runtime_sonames[CUSHIM_NRUNTIMES] CUSHIM_HIDDEN;
 CUresult cushim_missing_call(unsigned i) CUSHIM_HIDDEN;
 int cushim_lookup_index(const char *name) CUSHIM_HIDDEN;
 
@@ -163,11 +177,10 @@ CUresult cushim_own_cuGetErrorString(CUresult error, const char **str) CUSHIM_HI
 
 /* ---- what the bootstrap found (boot.c), for the introspection API ---- */
 struct cushim_state {
-	int booted;
 	int driver_version;        /* as the process sees it (emulated if asked) */
 	int real_driver_version;   /* as the driver reports it; 0 if unknown */
-	const char *via;           /* "cudaGetDriverEntryPointByVersion", ... */
-	char path[4096];           /* the runtime or driver file used */
+	const char *via;           /* how entry points are asked now: "the driver's cuGetProcAddress_v2", ... */
+	char path[4096];           /* the driver or runtime file asked */
 	int resolved, missing, adapted;
 	int tracing;               /* the slots hold the trace wrappers */
 	uint64_t find_ns, resolve_ns; /* bootstrap: finding the entry points, resolving the table */

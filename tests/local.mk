@@ -11,6 +11,7 @@ include tests/compat/local.mk
 include src/cli/local.mk
 include tests/hardening/local.mk
 include tests/fuzz/local.mk
+include tests/realdrv/local.mk
 include tests/timeline/local.mk
 include tests/cluster/local.mk
 include tests/package/local.mk

@@ -7,7 +7,7 @@ export top_builddir=$PWD top_srcdir=$(cd .. && pwd) NCCL_NVLS_ENABLE=0 TORCH_SYM
 export CUSHIM_TEST_REQUIRE_GPU=1
 SHIM=$PWD/.libs/libcushim.so
 echo "== machine"; nvidia-smi -L; nvidia-smi --query-gpu=driver_version --format=csv,noheader
-for t in gpu/core gpu/adapt cufuture/cufuture userbuffers/userbuffers; do
+for t in gpu/core gpu/fork gpu/adapt cufuture/cufuture userbuffers/userbuffers; do
 	echo "== tests/$t.sh"
 	sh "../tests/$t.sh" > "$out/$(basename $t).log" 2>&1
 	rc=$?

@@ -3,6 +3,7 @@
 #define CUSHIM_CLI_H
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <libelf.h>
 #include "cushim-internal.h"
 
@@ -46,11 +47,34 @@ struct cli_shim {
 	int have_missing;        /* lacks[] is filled in */
 	unsigned char lacks[CUSHIM_NSYMS]; /* by this command's table index: 1 = missing, 2 = served by an adapter */
 	int adapted;             /* how many are served by adapters */
+	int origins[4];          /* exports by origin: none, driver, dlsym, runtime */
+	int init_rc;             /* cuInit's result in the probe; -1 when not asked */
+	char init_path[4096], init_via[256]; /* where entry points came from after it */
+	int init_origins[4];
 };
 /* Load the shim in a child process (quietly: no log, no summary) and run its
  * bootstrap there, so that a crash probing the driver cannot take this
  * command down. -1 with a message in err when it could not say. */
 int cli_load_shim(const struct cli_lib *lib, struct cli_shim *shim, char *err, size_t errsize);
+/* The same, then cuInit in that child, as a program would: what the
+ * bootstrap takes once the driver is initialised (init_*). */
+int cli_load_shim_init(const struct cli_lib *lib, struct cli_shim *shim, char *err, size_t errsize);
+/* A child process to load the shim in, quietly (no log, no summary, no
+ * output): 0 in the child, with fd the end of a pipe to write its answer
+ * to; the child's pid in the parent, with fd the end to read it from; -1
+ * with a message in err. */
+pid_t cli_quiet_child(int *fd, char *err, size_t errsize);
+/* Reads size bytes, or up to the end of the file: how many it got. */
+size_t cli_read_full(int fd, void *buf, size_t size);
+
+/* The GPUs the driver here sees (gpus.c), asked through libcushim.so in a
+ * child process: how many (0 or more), or -1 with why. */
+#define CLI_MAX_GPUS 64
+struct cli_gpu {
+	int ordinal, major, minor; /* compute capability major.minor */
+	char name[256];
+};
+int cli_gpus(const struct cli_lib *lib, struct cli_gpu *gpus, int max, char *why, size_t whysize);
 
 /* ---- finding libraries the way the loader does (ldsearch.c) ---- */
 /* Is this ELF object for this machine (class and e_machine)? why says if not. */

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "cli.h"
 #include "cushim-internal.h"
+#include "enums.h"
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -34,6 +35,56 @@ static const char *judge_setting(const char *name, const char *v)
 	     strcmp(name, "CUSHIM_TIMELINE") == 0) && !*v)
 		return "empty: ignored";
 	return NULL;
+}
+
+/* "671 from the driver's cuGetProcAddress" and the like, by origin. */
+static void print_origins(const int origins[4])
+{
+	static const char *const what[4] = { "", "by the driver's cuGetProcAddress", "by the driver's symbols",
+					     "by the runtime" };
+	const char *sep = " (";
+	for (int k = 1; k < 4; k++)
+		if (origins[k]) {
+			printf("%s%d %s", sep, origins[k], what[k]);
+			sep = ", ";
+		}
+	printf("%s\n", *sep == ',' ? ")" : "");
+}
+
+/* Where entry points come from before the program's cuInit, and after it
+ * (the probe ran cuInit as a program would). */
+static void report_sources(const struct cli_shim *shim)
+{
+	printf("bootstrap:   before cuInit: %s through %s", shim->path[0] ? shim->path : "?",
+	       shim->via[0] ? shim->via : "?");
+	print_origins(shim->origins);
+	if (shim->init_rc < 0)
+		return;
+	if (shim->init_rc != 0) {
+		const char *name = cushim_enum_name(CUSHIM_ENUM_ID_CUresult, shim->init_rc);
+		printf("             after cuInit: cuInit returned %d here (%s), so the driver's path stays\n",
+		       shim->init_rc, name ? name : "?");
+		return;
+	}
+	printf("             after cuInit: %s through %s", shim->init_path[0] ? shim->init_path : "?",
+	       shim->init_via[0] ? shim->init_via : "?");
+	print_origins(shim->init_origins);
+}
+
+/* The GPUs the driver sees, with their architecture (what cushim check
+ * --gpu=auto compares with). */
+static void print_gpus(const struct cli_lib *lib)
+{
+	struct cli_gpu g[CLI_MAX_GPUS];
+	char why[512];
+	int n = cli_gpus(lib, g, CLI_MAX_GPUS, why, sizeof why);
+	if (n < 0)
+		printf("gpus:        none usable: %s\n", why);
+	else if (n == 0)
+		printf("gpus:        none: the driver sees no GPU\n");
+	for (int i = 0; i < n; i++)
+		printf("%-12s %d: %s, compute capability %d.%d (sm_%d%d)\n", i ? "" : "gpus:", g[i].ordinal, g[i].name,
+		       g[i].major, g[i].minor, g[i].major, g[i].minor);
 }
 
 int cmd_doctor(int argc, char **argv)
@@ -129,7 +180,7 @@ int cmd_doctor(int argc, char **argv)
 		printf("masquerade:  would find no real driver: every call would return CUDA_ERROR_NO_DEVICE\n");
 
 	static struct cli_shim shim;
-	if (cli_load_shim(&lib, &shim, err, sizeof err) != 0) {
+	if (cli_load_shim_init(&lib, &shim, err, sizeof err) != 0) {
 		printf("bootstrap:   %s\n", err);
 		status = CLI_ERROR;
 	} else if (shim.driver_version <= 0 && !shim.path[0]) {
@@ -137,8 +188,7 @@ int cmd_doctor(int argc, char **argv)
 		       "CUDA_ERROR_NO_DEVICE\n");
 		status = CLI_FAIL;
 	} else {
-		printf("bootstrap:   entry points from %s\n", shim.path[0] ? shim.path : "?");
-		printf("             through %s\n", shim.via[0] ? shim.via : "?");
+		report_sources(&shim);
 		if (shim.real_driver_version > 0)
 			printf("             driver CUDA %s", cli_version(shim.real_driver_version));
 		else
@@ -179,5 +229,6 @@ int cmd_doctor(int argc, char **argv)
 	}
 	for (int i = 0; i < nunknown; i++)
 		printf("             %s is not a cushim variable (a typo?): ignored\n", unknown[i]);
+	print_gpus(&lib);
 	return status;
 }

@@ -63,13 +63,38 @@ static int find_lib(const char *option, struct cli_lib *lib)
 	return -1;
 }
 
+static int probe_init; /* cli_load_shim_init: cuInit in the probe */
+
+/* Where entry points come from now: path, way, and the exports by origin. */
+static void probe_origin(void *h, char *path, size_t psize, char *via, size_t vsize, int origins[4])
+{
+	const char *(*fs)(void), *str;
+	void (*counts)(int *) = (void (*)(int *))dlsym(h, "cushim_origin_counts");
+
+	if ((fs = (const char *(*)(void))dlsym(h, "cushim_driver_path")) && (str = fs()))
+		snprintf(path, psize, "%s", str);
+	if ((fs = (const char *(*)(void))dlsym(h, "cushim_entry_via")) && (str = fs()))
+		snprintf(via, vsize, "%s", str);
+	if (counts)
+		counts(origins);
+}
+
+static void probe_after_init(void *h, struct cli_shim *shim)
+{
+	int (*init)(unsigned int) = (int (*)(unsigned int))dlsym(h, "cuInit");
+
+	shim->init_rc = init ? init(0) : -1;
+	probe_origin(h, shim->init_path, sizeof shim->init_path, shim->init_via, sizeof shim->init_via,
+		     shim->init_origins);
+}
+
 static void probe(const struct cli_lib *lib, int fd)
 {
 	struct cli_shim shim;
 	void *h;
 
 	memset(&shim, 0, sizeof shim);
-	shim.resolved = shim.missing = -1;
+	shim.resolved = shim.missing = shim.init_rc = -1;
 	if (!(h = dlopen(lib->path, RTLD_NOW | RTLD_LOCAL))) {
 		dprintf(fd, "E%s", dlerror());
 		_exit(1);
@@ -82,17 +107,13 @@ static void probe(const struct cli_lib *lib, int fd)
 	shim.driver_version = version();
 	void *(*real_pointer)(const char *) = (void *(*)(const char *))dlsym(h, "cushim_real_pointer");
 	int (*fi)(void);
-	const char *(*fs)(void), *str;
 	if ((fi = (int (*)(void))dlsym(h, "cushim_real_driver_version")))
 		shim.real_driver_version = fi();
 	if ((fi = (int (*)(void))dlsym(h, "cushim_exports_resolved")))
 		shim.resolved = fi();
 	if ((fi = (int (*)(void))dlsym(h, "cushim_exports_missing")))
 		shim.missing = fi();
-	if ((fs = (const char *(*)(void))dlsym(h, "cushim_driver_path")) && (str = fs()))
-		snprintf(shim.path, sizeof shim.path, "%s", str);
-	if ((fs = (const char *(*)(void))dlsym(h, "cushim_entry_via")) && (str = fs()))
-		snprintf(shim.via, sizeof shim.via, "%s", str);
+	probe_origin(h, shim.path, sizeof shim.path, shim.via, sizeof shim.via, shim.origins);
 	int (*state)(const char *) = (int (*)(const char *))dlsym(h, "cushim_export_state");
 	if (state) {
 		shim.have_missing = 1;
@@ -106,18 +127,17 @@ static void probe(const struct cli_lib *lib, int fd)
 		for (int i = 0; i < CUSHIM_NSYMS; i++)
 			shim.lacks[i] = real_pointer(cushim_syms[i].name) == NULL;
 	}
+	if (probe_init)
+		probe_after_init(h, &shim);
 	if (write(fd, "R", 1) != 1 || write(fd, &shim, sizeof shim) != (ssize_t)sizeof shim)
 		_exit(1);
 	_exit(0);
 }
 
-int cli_load_shim(const struct cli_lib *lib, struct cli_shim *shim, char *err, size_t errsize)
+pid_t cli_quiet_child(int *fd, char *err, size_t errsize)
 {
-	int p[2], st;
+	int p[2];
 	pid_t pid;
-
-	memset(shim, 0, sizeof *shim);
-	shim->resolved = shim->missing = -1;
 	if (pipe(p) != 0) {
 		snprintf(err, errsize, "pipe: %s", strerror(errno));
 		return -1;
@@ -131,7 +151,8 @@ int cli_load_shim(const struct cli_lib *lib, struct cli_shim *shim, char *err, s
 	}
 	if (pid == 0) {
 		/* The bootstrap runs here: keep it quiet and leave no log file,
-		 * summary or timeline behind; the settings that change what it finds stay. */
+		 * summary or timeline behind; the settings that change what it
+		 * finds stay. */
 		close(p[0]);
 		setenv("CUSHIM_LOG", "off", 1);
 		unsetenv("CUSHIM_LOG_FILE");
@@ -140,16 +161,38 @@ int cli_load_shim(const struct cli_lib *lib, struct cli_shim *shim, char *err, s
 		int null = open("/dev/null", O_WRONLY);
 		if (null >= 0)
 			dup2(null, 1), dup2(null, 2);
-		probe(lib, p[1]);
+		*fd = p[1];
+		return 0;
 	}
 	close(p[1]);
-	char buf[1 + sizeof *shim];
+	*fd = p[0];
+	return pid;
+}
+
+size_t cli_read_full(int fd, void *buf, size_t size)
+{
 	size_t got = 0;
 	ssize_t n;
-	while (got < sizeof buf && ((n = read(p[0], buf + got, sizeof buf - got)) > 0 || (n < 0 && errno == EINTR)))
+	while (got < size && ((n = read(fd, (char *)buf + got, size - got)) > 0 || (n < 0 && errno == EINTR)))
 		if (n > 0)
 			got += (size_t)n;
-	close(p[0]);
+	return got;
+}
+
+int cli_load_shim(const struct cli_lib *lib, struct cli_shim *shim, char *err, size_t errsize)
+{
+	int fd, st;
+	pid_t pid;
+
+	memset(shim, 0, sizeof *shim);
+	shim->resolved = shim->missing = -1;
+	if ((pid = cli_quiet_child(&fd, err, errsize)) < 0)
+		return -1;
+	if (pid == 0)
+		probe(lib, fd);
+	char buf[1 + sizeof *shim];
+	size_t got = cli_read_full(fd, buf, sizeof buf);
+	close(fd);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (got == sizeof buf && buf[0] == 'R') {
@@ -164,6 +207,14 @@ int cli_load_shim(const struct cli_lib *lib, struct cli_shim *shim, char *err, s
 	else
 		snprintf(err, errsize, "%s gave no answer about the CUDA driver here", lib->path);
 	return -1;
+}
+
+int cli_load_shim_init(const struct cli_lib *lib, struct cli_shim *shim, char *err, size_t errsize)
+{
+	probe_init = 1;
+	int rc = cli_load_shim(lib, shim, err, errsize);
+	probe_init = 0;
+	return rc;
 }
 
 static char found_real[PATH_MAX];

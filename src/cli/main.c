@@ -66,7 +66,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: cushim run [OPTIONS] [--] PROGRAM [ARGS...]\n"
-		"       cushim check [--driver-version=X.Y] [--recursive] [--json] [--lib=PATH] FILE...\n"
+		"       cushim check [--driver-version=X.Y] [--gpu=sm_XY|auto] [--recursive] [--json] [--lib=PATH] FILE...\n"
 		"       cushim doctor [--lib=PATH]\n"
 		"       cushim symbols [--since=X.Y] [--missing] [--driver-version=X.Y] [--json] [--lib=PATH]\n"
 		"       cushim timeline [--repair] FILE...\n"
@@ -87,7 +87,9 @@ static void usage(FILE *f)
 		"  --lib=PATH             use this libcushim.so\n"
 		"\n"
 		"check options:\n"
-		"  --driver-version=X.Y   list the imports a CUDA X.Y driver lacks; exit 1 if any\n"
+		"  --driver-version=X.Y   will it run on a CUDA X.Y driver (or driver 525.60.13)?\n"
+		"                         its imports, its CUDA runtime and its PTX; exit 1 if not\n"
+		"  --gpu=sm_XY|auto       will its GPU code run on sm_XY (a list, or the GPUs here)?\n"
 		"  --recursive            also check the libraries each file needs (DT_NEEDED)\n"
 		"  --json                 print the result as JSON\n"
 		"\n"
@@ -101,7 +103,7 @@ static void usage(FILE *f)
 		"\n"
 		"Exit status: run gives the program's status (128+N when killed by signal N,\n"
 		"125 for a usage error, 127 when the program cannot be started); check gives\n"
-		"0 when every file passes, 1 when a driver lacks imports, 2 on errors; timeline\n"
+		"0 when every file passes, 1 when one will not run there, 2 on errors; timeline\n"
 		"gives 0 when every file is complete (or repaired), 1 when one is cut short.\n");
 }
 

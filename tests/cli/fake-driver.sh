@@ -53,10 +53,15 @@ got=$(awk '$1 ~ /^cu/ && $3 == "missing" { print $1 }' "$T/emul.out" | sort)
 
 # 3. doctor: the driver, its version, and a missing list that adds up.
 on drv-12.0
-run_cmd doc12 "$CUSHIM" doctor
+LD_LIBRARY_PATH=$fake/drv-12.0:$fake/rt-12.0:$fake/no-rt run_cmd doc12 "$CUSHIM" doctor
 expect_rc doc12 0
 grep -q "^driver: *libcuda.so.1: $fake/drv-12.0/libcuda.so.1" "$T/doc12.out" || fail "doctor does not find the fake 12.0 driver"
 grep -q "driver CUDA 12.0" "$T/doc12.out" || fail "doctor does not say CUDA 12.0"
+# which path serves before the program's cuInit, and after it
+grep -q "^bootstrap: *before cuInit: $fake/drv-12.0/libcuda.so.1 through the driver's cuGetProcAddress_v2 ([0-9]* by the driver's cuGetProcAddress)" \
+	"$T/doc12.out" || fail "doctor does not say the driver serves before cuInit: $(cat "$T/doc12.out")"
+grep -q "^ *after cuInit: $fake/rt-12.0/libcudart.so.12 through cudaGetDriverEntryPoint (cuGetProcAddress_v2) ([0-9]* by the runtime)" \
+	"$T/doc12.out" || fail "doctor does not say the runtime serves after cuInit: $(cat "$T/doc12.out")"
 nmiss=$(sed -n 's/^exports: *[0-9]* of [0-9]* resolved, [0-9]* served by adapters, \([0-9]*\) missing$/\1/p' "$T/doc12.out")
 [ -n "$nmiss" ] && [ "$nmiss" -gt 0 ] || fail "doctor gives no missing count on 12.0"
 sed -n '/^missing:/,/^settings:/p' "$T/doc12.out" | sed '$d' | sed 's/^missing://' | awk '{ print $1 }' >"$T/doc12.missing"

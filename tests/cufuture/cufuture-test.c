@@ -237,8 +237,8 @@ static int t_completed_before_gpu(void)
 }
 
 struct seen {
-	CUstream stream;
-	int device, stream_device, nbefore;
+	CUstream stream, stream1;
+	int device, stream_device, ctx_device, nbefore;
 	pthread_t thread;
 	CUdeviceptr src, dst;
 	int copied;
@@ -248,8 +248,11 @@ static int cb_record(cufuture *f, void *arg, char *err, size_t len)
 {
 	struct seen *s = arg;
 
+	CUdevice d = -1;
+
 	s->thread = pthread_self();
 	s->device = cufuture_current_device();
+	s->ctx_device = cuCtxGetDevice(&d) == CUDA_SUCCESS ? (int)d : -2;
 	s->stream = cufuture_current_stream(0);
 	if (cufuture_stream_device(s->stream, &s->stream_device) != CUFUTURE_OK)
 		s->stream_device = -2;
@@ -291,7 +294,8 @@ static int t_callback_stream(void)
 	for (int i = 0; i < 3; i++) {
 		CHECK(s[i].copied, "callback %d did not run", i);
 		CHECK(pthread_equal(s[i].thread, pthread_self()), "callback %d ran on another thread", i);
-		CHECK(s[i].device == 0, "callback %d saw device %d", i, s[i].device);
+		CHECK(s[i].device == 0 && s[i].ctx_device == 0, "callback %d saw device %d (its context's: %d)", i,
+		      s[i].device, s[i].ctx_device);
 		CHECK(s[i].stream_device == 0, "callback %d's stream is on device %d", i, s[i].stream_device);
 		CHECK(s[i].stream != A && s[i].stream != NULL, "callback %d ran on the producer's stream", i);
 		CHECK(i == 0 || s[i].stream != s[i - 1].stream, "callback %d reused callback %d's stream", i, i - 1);
@@ -1005,6 +1009,254 @@ static int t_then_hook(void)
 	return 0;
 }
 
+/* The driver's error names reach the program (every message relies on them). */
+static int t_error_names(void)
+{
+	const char *name = NULL;
+
+	CU(cuGetErrorName(CUDA_ERROR_NOT_READY, &name));
+	CHECK(name && strcmp(name, "CUDA_ERROR_NOT_READY") == 0, "cuGetErrorName gave %s", name ? name : "NULL");
+	return 0;
+}
+
+/* c10's pools: low- and high-priority streams, round robin; callbacks take
+ * low-priority ones. */
+static int t_pool_priority(void)
+{
+	CUstream lo1, lo2, hi;
+	int least = 0, greatest = 0, p_lo = 99, p_hi = 99, p_cb = 99;
+	struct seen s;
+	cufuture *f;
+	int d0 = 0;
+	CUcontext c;
+
+	OK(cufuture_stream_from_pool(0, 0, &lo1));
+	OK(cufuture_stream_from_pool(0, 0, &lo2));
+	OK(cufuture_stream_from_pool(0, 1, &hi));
+	CHECK(lo1 && lo2 && hi && lo1 != lo2 && hi != lo1 && hi != lo2, "the pool handed out a stream twice");
+	CU(cuCtxPushCurrent(cufuture_context(0)));
+	CU(cuCtxGetStreamPriorityRange(&least, &greatest));
+	CU(cuStreamGetPriority(lo1, &p_lo));
+	CU(cuStreamGetPriority(hi, &p_hi));
+	cuCtxPopCurrent(&c);
+	CHECK(p_lo == least && p_hi == greatest, "priorities %d and %d, the range is %d..%d", p_lo, p_hi, least,
+	      greatest);
+	memset(&s, 0, sizeof s);
+	s.src = s.dst = dalloc(0, BYTES);
+	OK(cufuture_create(&f, &d0, 1));
+	OK(cufuture_mark_completed(f, NULL, NULL, 0));
+	OK(cufuture_add_callback(f, cb_record, &s));
+	CU(cuStreamGetPriority(s.stream, &p_cb));
+	CHECK(p_cb == least, "the callback stream has priority %d, not the lowest (%d)", p_cb, least);
+	printf("# pool_priority: priorities %d (low) .. %d (high)\n", least, greatest);
+	cufuture_release(f);
+	dfree(0, s.dst);
+	return 0;
+}
+
+/* Upstream skips non-CUDA storages: host buffers, pinned or not, are kept
+ * with the value but get no event; the device buffer gets its one. */
+static int t_non_cuda_buffers(void)
+{
+	CUstream A = mkstream(0), B = mkstream(0);
+	CUdeviceptr x = dalloc(0, BYTES);
+	void *pinned = NULL;
+	int *plain = malloc(64), *h = hbuf(), d0 = 0;
+	cufuture *f, *g;
+	size_t nb = 0;
+	CUcontext c;
+
+	CU(cuCtxPushCurrent(cufuture_context(0)));
+	CU(cuMemAllocHost(&pinned, 4096));
+	cuCtxPopCurrent(&c);
+	CHECK(plain && pinned, "setup failed");
+	OK(cufuture_set_current_stream(A));
+	OK(cufk_sleep(0, A, SLEEP_HALF / 2));
+	OK(cufk_fill(0, A, x, 12, N));
+	OK(cufuture_create(&f, &d0, 1));
+	OK(cufuture_mark_completed(f, NULL, (CUdeviceptr[]){ (CUdeviceptr)(uintptr_t)plain, x,
+				   (CUdeviceptr)(uintptr_t)pinned }, 3));
+	CHECK(cufuture_has_value(f) && cufuture_event(f, 0), "not completed with one event on cuda:0");
+	CHECK(cufuture_buffers(f, &nb) && nb == 3, "the value lost buffers (%zu)", nb);
+	OK(cufuture_set_current_stream(B));
+	OK(cufuture_wait_and_throw(f));
+	CU(read_on(0, B, x, h, BYTES));
+	EXPECT_ALL(h, 12, "the device buffer");
+	OK(cufuture_create(&g, &d0, 1)); /* host buffers only: complete, no event */
+	OK(cufuture_mark_completed(g, NULL, (CUdeviceptr[]){ (CUdeviceptr)(uintptr_t)plain }, 1));
+	CHECK(cufuture_has_value(g) && !cufuture_event(g, 0), "a host-only value got an event or an error");
+	cufuture_set_current_stream(NULL);
+	cufuture_release(g);
+	cufuture_release(f);
+	CU(cuMemFreeHost(pinned));
+	free(plain);
+	dfree(0, x);
+	rmstream(A);
+	rmstream(B);
+	return 0;
+}
+
+/* Completion from a host function enqueued after the producer, while threads
+ * race then, add_callback and wait on the future. */
+#define RACERS 6
+struct race {
+	cufuture *f;
+	CUdeviceptr x;
+	pthread_t main, completer;
+	int callbacks, thens, reads_ok, on_completer, on_racers, errors;
+	pthread_mutex_t lock;
+};
+struct racer {
+	struct race *r;
+	int id;
+	pthread_t self;
+};
+
+static int race_cb(cufuture *f, void *arg, char *err, size_t len)
+{
+	struct racer *k = arg;
+	struct race *r = k->r;
+
+	pthread_mutex_lock(&r->lock);
+	r->callbacks++;
+	if (pthread_equal(pthread_self(), k->self))
+		r->on_racers++;
+	else if (!pthread_equal(pthread_self(), r->main))
+		r->on_completer++;
+	pthread_mutex_unlock(&r->lock);
+	return 0;
+}
+
+static int race_then(cufuture *parent, void *arg, cufuture_result *res)
+{
+	struct race *r = arg;
+
+	__atomic_add_fetch(&r->thens, 1, __ATOMIC_RELAXED);
+	res->value = cufuture_value(parent);
+	return 0;
+}
+
+static void *racer_main(void *arg)
+{
+	struct racer *k = arg;
+	struct race *r = k->r;
+	CUstream C = mkstream(0);
+	int *h = malloc(BYTES), ok = C && h && cufuture_set_device(0) == CUFUTURE_OK &&
+					cufuture_set_current_stream(C) == CUFUTURE_OK;
+
+	k->self = pthread_self();
+	for (int j = 0; ok && j < 4; j++) {
+		cufuture *child = NULL;
+		ok = cufuture_add_callback(r->f, race_cb, k) == CUFUTURE_OK &&
+		     cufuture_then(r->f, race_then, r, &child) == CUFUTURE_OK;
+		if (child) {
+			ok = ok && cufuture_wait_and_throw(child) == CUFUTURE_OK && cufuture_value(child) == &r->x;
+			cufuture_release(child);
+		}
+		if (j == k->id % 4) /* some wait before completion, some after */
+			ok = ok && cufuture_wait_and_throw(r->f) == CUFUTURE_OK &&
+			     read_on(0, C, r->x, h, BYTES) == CUDA_SUCCESS && bad_index(h, N, 11) < 0;
+	}
+	__atomic_add_fetch(ok ? &r->reads_ok : &r->errors, 1, __ATOMIC_RELAXED);
+	free(h);
+	rmstream(C);
+	return NULL;
+}
+
+static int t_host_func_race(void)
+{
+	CUstream A = mkstream(0);
+	struct race r;
+	struct racer k[RACERS];
+	pthread_t t[RACERS];
+	int d0 = 0, done_early;
+
+	memset(&r, 0, sizeof r);
+	pthread_mutex_init(&r.lock, NULL);
+	r.main = pthread_self();
+	r.x = dalloc(0, BYTES);
+	OK(cufuture_create(&r.f, &d0, 1));
+	OK(cufk_sleep(0, A, SLEEP_HALF / 2));
+	OK(cufk_fill(0, A, r.x, 11, N));
+	OK(cufuture_mark_completed_after(r.f, A, &r.x, &r.x, 1));
+	done_early = cufuture_completed(r.f);
+	for (int i = 0; i < RACERS; i++) {
+		k[i].r = &r;
+		k[i].id = i;
+		CHECK(pthread_create(&t[i], NULL, racer_main, &k[i]) == 0, "pthread_create failed");
+	}
+	for (int i = 0; i < RACERS; i++)
+		pthread_join(t[i], NULL);
+	printf("# host_func_race: %d callbacks on the completion thread, %d inline\n", r.on_completer, r.on_racers);
+	CHECK(!done_early, "complete before the producer's stream reached the host function");
+	CHECK(r.errors == 0 && r.reads_ok == RACERS, "%d of %d racers failed", r.errors, RACERS);
+	CHECK(r.callbacks == RACERS * 4 && r.thens == RACERS * 4, "%d callbacks and %d then of %d each",
+	      r.callbacks, r.thens, RACERS * 4);
+	CHECK(r.on_completer > 0, "no callback ran on the completion thread: the host function completed nothing");
+	CHECK(r.on_completer + r.on_racers == r.callbacks, "a callback ran on the main thread");
+	cufuture_release(r.f);
+	dfree(0, r.x);
+	rmstream(A);
+	return 0;
+}
+
+/* A value spanning two devices, completed with cuda:1 current: one event per
+ * device, the callback on a fresh stream of each with cuda:1 current. */
+static int cb_two(cufuture *f, void *arg, char *err, size_t len)
+{
+	struct seen *s = arg;
+
+	s->device = cufuture_current_device();
+	s->stream = cufuture_current_stream(0);
+	s->stream1 = cufuture_current_stream(1);
+	return 0;
+}
+
+static int t_two_device_value(void)
+{
+	CUstream A0, A1, B0, B1;
+	CUdeviceptr x0, x1;
+	struct seen s;
+	cufuture *f;
+	int *h = hbuf(), devs[] = { 0, 1 };
+
+	if (ngpus < 2)
+		return snprintf(why, sizeof why, "needs 2 GPUs (%d here)", ngpus), 77;
+	A0 = mkstream(0), A1 = mkstream(1), B0 = mkstream(0), B1 = mkstream(1);
+	x0 = dalloc(0, BYTES), x1 = dalloc(1, BYTES);
+	memset(&s, 0, sizeof s);
+	OK(cufuture_set_current_stream(A0));
+	OK(cufuture_set_current_stream(A1));
+	OK(cufk_sleep(0, A0, SLEEP_HALF / 2));
+	OK(cufk_fill(0, A0, x0, 20, N));
+	OK(cufk_sleep(1, A1, SLEEP_HALF / 2));
+	OK(cufk_fill(1, A1, x1, 21, N));
+	OK(cufuture_create(&f, devs, 2));
+	OK(cufuture_add_callback(f, cb_two, &s));
+	OK(cufuture_set_device(1));
+	OK(cufuture_mark_completed(f, NULL, (CUdeviceptr[]){ x0, x1 }, 2));
+	CHECK(cufuture_event(f, 0) && cufuture_event(f, 1), "not one event per device");
+	CHECK(s.device == 1, "the callback saw cuda:%d current, not cuda:1", s.device);
+	CHECK(s.stream && s.stream != A0 && s.stream1 && s.stream1 != A1,
+	      "the callback did not get a fresh stream on each device");
+	OK(cufuture_set_current_stream(B0));
+	OK(cufuture_set_current_stream(B1));
+	OK(cufuture_wait_and_throw(f));
+	CU(read_on(0, B0, x0, h, BYTES));
+	EXPECT_ALL(h, 20, "cuda:0's part");
+	CU(read_on(1, B1, x1, h, BYTES));
+	EXPECT_ALL(h, 21, "cuda:1's part");
+	cufuture_set_device(1);
+	cufuture_set_current_stream(NULL);
+	cufuture_set_device(0);
+	cufuture_set_current_stream(NULL);
+	cufuture_release(f);
+	dfree(0, x0);
+	dfree(1, x1);
+	rmstream(A0), rmstream(A1), rmstream(B0), rmstream(B1);
+	return 0;
+}
+
 static const struct test {
 	const char *name;
 	int (*fn)(void);
@@ -1029,6 +1281,11 @@ static const struct test {
 	{ "precompleted", t_precompleted },
 	{ "collect_all", t_collect_all },
 	{ "then_hook", t_then_hook },
+	{ "error_names", t_error_names },
+	{ "pool_priority", t_pool_priority },
+	{ "non_cuda_buffers", t_non_cuda_buffers },
+	{ "host_func_race", t_host_func_race },
+	{ "two_device_value", t_two_device_value },
 };
 
 static int selected(int argc, char **argv, const char *name)
@@ -1060,6 +1317,9 @@ int main(int argc, char **argv)
 			require ? " (CUSHIM_TEST_REQUIRE_GPU=1: failing)" : "; skipping");
 		return require ? 1 : 77;
 	}
+#ifdef RTROUTE
+	printf("# driver calls through the runtime: %s\n", rtroute_describe());
+#endif
 	if (cufuture_set_device(0) != CUFUTURE_OK || !hbuf()) {
 		fprintf(stderr, "cufuture-test: cannot use device 0: %s\n", cufuture_last_error());
 		return 1;

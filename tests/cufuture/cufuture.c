@@ -3,6 +3,7 @@
 #include "config.h"
 #endif
 #include "cufuture.h"
+#include <cudaTypedefs.h>
 
 #include <errno.h>
 #include <pthread.h>
@@ -11,8 +12,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The optional call: bound weakly, so a driver without it still loads us. */
+/* The optional call: bound weakly, so a driver without it still loads us; on
+ * the runtime route, asked for at the pinned version. */
+#ifdef RTROUTE
+static PFN_cuStreamGetDevice_v12080 optional_stream_get_device(void)
+{
+	int result, status;
+
+	return (PFN_cuStreamGetDevice_v12080)rtroute_probe("cuStreamGetDevice", &result, &status);
+}
+#else
 #pragma weak cuStreamGetDevice
+static PFN_cuStreamGetDevice_v12080 optional_stream_get_device(void)
+{
+	return cuStreamGetDevice;
+}
+#endif
 
 /* ---- errors ---- */
 static __thread char last_err[CUFUTURE_ERRLEN];
@@ -70,8 +85,8 @@ void cufuture_set_reporter(cufuture_reporter_fn fn, void *arg)
 static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
 static int ndevices = -1;
 static CUcontext ctxs[CUFUTURE_MAX_DEVICES];
-static CUstream pool_streams[CUFUTURE_MAX_DEVICES][CUFUTURE_POOL_STREAMS];
-static unsigned pool_next[CUFUTURE_MAX_DEVICES];
+static CUstream pool_streams[CUFUTURE_MAX_DEVICES][2][CUFUTURE_POOL_STREAMS];
+static unsigned pool_next[CUFUTURE_MAX_DEVICES][2];
 static __thread CUstream cur_stream[CUFUTURE_MAX_DEVICES];
 
 cufuture_status cufuture_init(void)
@@ -200,10 +215,12 @@ cufuture_status cufuture_stream_device(CUstream s, int *dev)
 	CUresult rc;
 
 	if (__atomic_load_n(&opt_state, __ATOMIC_ACQUIRE) != 2) {
-		if (!cuStreamGetDevice) {
+		PFN_cuStreamGetDevice_v12080 get_device = optional_stream_get_device();
+
+		if (!get_device) {
 			rc = CUDA_ERROR_NOT_FOUND;
-			snprintf(opt_why, sizeof opt_why, "cuStreamGetCtx+cuCtxGetDevice (fallback: libcuda has no cuStreamGetDevice)");
-		} else if ((rc = cuStreamGetDevice(s, &d)) == CUDA_SUCCESS) {
+			snprintf(opt_why, sizeof opt_why, "cuStreamGetCtx+cuCtxGetDevice (fallback: no cuStreamGetDevice)");
+		} else if ((rc = get_device(s, &d)) == CUDA_SUCCESS) {
 			__atomic_store_n(&opt_state, 1, __ATOMIC_RELEASE);
 			*dev = (int)d;
 			return CUFUTURE_OK;
@@ -239,28 +256,38 @@ cufuture_status cufuture_set_current_stream(CUstream s)
 	return CUFUTURE_OK;
 }
 
-/* A fresh stream from dev's round-robin pool (getStreamFromPool). */
-static cufuture_status pool_stream(int dev, CUstream *out)
+/* dev's two pools, made together on first use: the lowest and the highest
+ * priority of the context (c10's low- and high-priority pools). */
+static cufuture_status make_pools(int dev, CUcontext c)
+{
+	int least = 0, greatest = 0;
+	cufuture_status st;
+
+	if ((st = DRV(cuCtxPushCurrent(c))) != CUFUTURE_OK)
+		return st;
+	st = DRV(cuCtxGetStreamPriorityRange(&least, &greatest));
+	for (int hi = 0; hi < 2 && st == CUFUTURE_OK; hi++)
+		for (int i = 0; i < CUFUTURE_POOL_STREAMS && st == CUFUTURE_OK; i++)
+			st = DRV(cuStreamCreateWithPriority(&pool_streams[dev][hi][i], CU_STREAM_NON_BLOCKING,
+							    hi ? greatest : least));
+	pop_dev();
+	return st;
+}
+
+cufuture_status cufuture_stream_from_pool(int dev, int high, CUstream *out)
 {
 	cufuture_status st = CUFUTURE_OK;
-	unsigned i;
+	int hi = high != 0;
+	CUcontext c = cufuture_context(dev); /* takes dev_lock itself */
 
+	*out = NULL;
+	if (!c)
+		return fail(CUFUTURE_EINVAL, "invalid device %d", dev);
 	pthread_mutex_lock(&dev_lock);
-	i = pool_next[dev]++ % CUFUTURE_POOL_STREAMS;
-	if (!pool_streams[dev][i]) {
-		pthread_mutex_unlock(&dev_lock);
-		if ((st = push_dev(dev)) != CUFUTURE_OK)
-			return st;
-		CUstream s = NULL;
-		st = DRV(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
-		pop_dev();
-		pthread_mutex_lock(&dev_lock);
-		if (st == CUFUTURE_OK && !pool_streams[dev][i])
-			pool_streams[dev][i] = s;
-		else if (st == CUFUTURE_OK)
-			cuStreamDestroy(s);
-	}
-	*out = pool_streams[dev][i];
+	if (!pool_streams[dev][hi][0])
+		st = make_pools(dev, c);
+	if (st == CUFUTURE_OK)
+		*out = pool_streams[dev][hi][pool_next[dev][hi]++ % CUFUTURE_POOL_STREAMS];
 	pthread_mutex_unlock(&dev_lock);
 	return st;
 }
@@ -435,11 +462,26 @@ cufuture_status cufuture_set_error(cufuture *f, const char *msg)
 	return complete_with_error(f, msg);
 }
 
+/* The device of a buffer; -1 when it is not CUDA device memory (memory the
+ * driver does not know, or host memory, pinned or not); -2 on a driver error. */
+static int buffer_device(CUdeviceptr p)
+{
+	CUmemorytype type = (CUmemorytype)0;
+	int ord = -1;
+
+	if (cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p) != CUDA_SUCCESS ||
+	    type != CU_MEMORYTYPE_DEVICE)
+		return -1;
+	if (DRV(cuPointerGetAttribute(&ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p)) != CUFUTURE_OK)
+		return -2;
+	return ord;
+}
+
 cufuture_status cufuture_mark_completed(cufuture *f, void *value, const CUdeviceptr *bufs, size_t nbufs)
 {
 	int data_devs[CUFUTURE_MAX_DEVICES], ndata = 0, bad[CUFUTURE_MAX_DEVICES], nbad = 0;
 	int bdev[CUFUTURE_MAX_BUFFERS];
-	cufuture_status st;
+	cufuture_status st = CUFUTURE_OK;
 
 	if (nbufs > CUFUTURE_MAX_BUFFERS || (nbufs && !bufs))
 		return fail(CUFUTURE_EINVAL, "too many buffers (%zu)", nbufs);
@@ -447,9 +489,11 @@ cufuture_status cufuture_mark_completed(cufuture *f, void *value, const CUdevice
 	for (size_t i = 0; i < nbufs; i++) {
 		int ord = -1;
 
-		if ((st = DRV(cuPointerGetAttribute(&ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, bufs[i]))) != CUFUTURE_OK)
-			return st;
-		bdev[i] = ord;
+		if ((bdev[i] = buffer_device(bufs[i])) == -1)
+			continue; /* not CUDA device memory: upstream skips non-CUDA storages */
+		if (bdev[i] < -1)
+			return CUFUTURE_EDRIVER;
+		ord = bdev[i];
 		if (!has_dev(data_devs, ndata, ord))
 			data_devs[ndata++] = ord;
 	}
@@ -539,7 +583,8 @@ static cufuture_status sync_streams(cufuture *f, const CUstream *streams)
 			return st;
 	}
 	for (size_t i = 0; i < f->nbufs; i++)
-		cufuture_record_stream(f->bufs[i], streams[f->buf_dev[i]]);
+		if (f->buf_dev[i] >= 0)
+			cufuture_record_stream(f->bufs[i], streams[f->buf_dev[i]]);
 	return CUFUTURE_OK;
 }
 
@@ -632,7 +677,7 @@ static void run_callback(cufuture *f, struct callback *c)
 	memcpy(streams, cur_stream, sizeof streams);
 	cuCtxGetCurrent(&saved_ctx);
 	for (int i = 0; i < f->ndev && st == CUFUTURE_OK; i++)
-		st = pool_stream(f->devs[i], &streams[f->devs[i]]);
+		st = cufuture_stream_from_pool(f->devs[i], 0, &streams[f->devs[i]]);
 	if (st == CUFUTURE_OK && !f->error)
 		st = sync_streams(f, streams);
 	if (st == CUFUTURE_OK) {

@@ -15,8 +15,14 @@
  *     fresh stream from a per-device pool that first waits on the events,
  *     with the completion-time device current; both are restored afterwards.
  *
- * Every driver call goes through libcuda. One optional call is used:
- * cuStreamGetDevice (CUDA 12.8); when it is missing or answers
+ *   - buffers that are not CUDA device memory (host memory, pinned or not)
+ *     are kept with the value but skipped for events, as upstream skips
+ *     non-CUDA storages.
+ *
+ * Every driver call goes through libcuda, by linking, or (built with
+ * -DRTROUTE) through the CUDA runtime's cudaGetDriverEntryPointByVersion as
+ * TransformerEngine reaches the driver (tests/gpu/rtroute.h). One optional
+ * call is used: cuStreamGetDevice (CUDA 12.8); when it is missing or answers
  * CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER, cufuture falls back to
  * cuStreamGetCtx + cuCtxGetDevice (see cufuture_optional_path).
  */
@@ -80,6 +86,10 @@ int cufuture_current_device(void);    /* -1 without a current context */
 CUstream cufuture_current_stream(int dev);
 cufuture_status cufuture_set_current_stream(CUstream s); /* its device comes from the stream */
 cufuture_status cufuture_stream_device(CUstream s, int *dev);
+/* The next stream of dev's pool (getStreamFromPool): non-blocking, of the
+ * context's lowest priority, or its highest with high_priority. Callbacks
+ * take low-priority ones. */
+cufuture_status cufuture_stream_from_pool(int dev, int high_priority, CUstream *out);
 
 /* ---- futures ---- */
 /* devices: indices, duplicates dropped; a bad index is CUFUTURE_EINVAL. */
@@ -97,6 +107,12 @@ void cufuture_release(cufuture *f);
  * error instead (and return CUFUTURE_EDEVICE); completing twice is
  * CUFUTURE_EALREADY. Runs the queued callbacks on this thread. */
 cufuture_status cufuture_mark_completed(cufuture *f, void *value, const CUdeviceptr *bufs, size_t nbufs);
+/* Completes the future once the work queued on s so far is done: a host
+ * function enqueued on s (cuLaunchHostFunc) hands it to cufuture's completion
+ * thread, which marks it completed and runs the callbacks (a host function may
+ * not call CUDA itself). Returns at once. */
+cufuture_status cufuture_mark_completed_after(cufuture *f, CUstream s, void *value, const CUdeviceptr *bufs,
+					      size_t nbufs);
 cufuture_status cufuture_set_error(cufuture *f, const char *msg);
 
 /* Blocks the host until the future is complete, then makes this thread's
@@ -147,5 +163,9 @@ cufuture_status cufuture_record_stream(CUdeviceptr ptr, CUstream s);
 
 #ifdef __cplusplus
 }
+#endif
+#ifdef RTROUTE
+/* Last: the declarations above keep the driver's own names. */
+#include "cufuture-rtroute.h"
 #endif
 #endif

@@ -3,6 +3,17 @@
 # CUSHIM_DRIVER_VERSION=12.0 (below cuStreamGetDevice's 12.8, so the
 # library's cuStreamGetCtx fallback runs), and under the shim with
 # CUSHIM_LOG=trace. The PASS/FAIL/SKIP lines must be identical each way.
+# Then the runtime route (cufuture-test-rt, every driver call through
+# cudaGetDriverEntryPointByVersion): plain, under `cushim run --masquerade`,
+# masquerade with CUSHIM_DRIVER_VERSION=12.0 and masquerade with trace; the
+# checks of tests/gpu/suite-checks.sh (sc_rt_checks) judge those runs.
+# SUITE_CHECK_DIR=DIR runs only those checks, on the outputs in DIR.
+: "${top_builddir:=$(pwd)}" "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+. "$top_srcdir/tests/gpu/suite-checks.sh"
+if [ -n "$SUITE_CHECK_DIR" ]; then
+	sc_rt_checks "$SUITE_CHECK_DIR" "$top_srcdir/tests/cufuture/cufuture-rtroute.h" "${NGPUS:-1}" && exit 0
+	exit 1
+fi
 . "$top_srcdir/tests/gpu/gpu-env.sh"
 T="$top_builddir/tests/cufuture/cufuture-test"
 [ -x "$T" ] || { echo "cufuture: $T not built (no nvcc?); skipping"; exit 77; }
@@ -15,6 +26,7 @@ run() { # NAME CMD...: runs the suite, keeps stdout and stderr
 	name=$1; shift
 	"$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
 	rc=$?
+	echo $rc >"$tmp/$name.rc"
 	echo "== $name: exit $rc"
 	cat "$tmp/$name.out"
 	grep -v '^#' "$tmp/$name.out" >"$tmp/$name.res"
@@ -61,4 +73,31 @@ else
 	echo "== trace: CUSHIM_LOG=trace logged no calls ($(wc -l <"$tmp/trace.err") lines on stderr)"
 fi
 [ $fail -eq 0 ] && echo "cufuture: identical results plain, under the shim, with CUSHIM_DRIVER_VERSION=12.0 and with CUSHIM_LOG=trace"
+
+# ---- the runtime route ----
+RT="$top_builddir/tests/cufuture/cufuture-test-rt"
+[ -x "$RT" ] || { echo "cufuture: $RT not built"; exit 1; }
+sc_rt_begin "$tmp"
+for r in rt-plain rt-masq rt-masq-12.0 rt-masq-trace; do
+	sc_rt_run "$tmp" "$r" all "$RT"
+	echo "== $r: exit $(cat "$tmp/$r.rc")"
+	cat "$tmp/$r.out"
+	[ "$(cat "$tmp/$r.rc")" = 0 ] || tail -n 20 "$tmp/$r.err"
+	grep -v '^#' "$tmp/$r.out" >"$tmp/$r.res"
+done
+for name in rt-plain rt-masq rt-masq-trace; do
+	[ "$(cat "$tmp/$name.rc")" = 0 ] || fail=1
+done
+grep -q '^# driver calls through the runtime: cudaGetDriverEntryPointByVersion' "$tmp/rt-plain.out" ||
+	{ echo "cufuture: the runtime-route build did not say which runtime it used"; fail=1; }
+cmp -s "$tmp/plain.res" "$tmp/rt-plain.res" ||
+	{ echo "cufuture: the runtime route's results differ from the linked build's"; fail=1; }
+sc_links_no_driver "$RT" || fail=1
+if sc_rt_checks "$tmp" "$top_srcdir/tests/cufuture/cufuture-rtroute.h" "$NGPUS"; then
+	echo "cufuture: runtime route: identical results plain, masquerade, masquerade with 12.0 and traced;" \
+		"equal per-function counts traced and untraced; no cuMulticast call"
+else
+	fail=1
+fi
+sed 's/^/    /' "$tmp/counts-masq"
 exit $fail

@@ -106,6 +106,7 @@ static void *hammer(void *arg)
 static int child_threads(void)
 {
 	pthread_t t[NTHREADS];
+	cuInit(0);
 	for (int i = 0; i < NTHREADS; i++)
 		pthread_create(&t[i], NULL, hammer, NULL);
 	for (int i = 0; i < NTHREADS; i++)
@@ -134,6 +135,7 @@ static int child_emulate(void)
 static int child_plain(void)
 {
 	CUcontext c;
+	cuInit(0);
 	printf("rc %d\n", (int)cuCtxGetCurrent(&c));
 	return 0;
 }
@@ -390,6 +392,26 @@ START_TEST(check_masquerade_traces_a_program_that_dlopens_libcuda)
 }
 END_TEST
 
+/* A hidden export stays hidden from a lookup by base name and version (a
+ * runtime's way), and the lookup says so, not the driver's pointer. */
+START_TEST(check_masquerade_hides_from_the_programs_own_lookups)
+{
+	char dir[] = "/tmp/cushim-masq.XXXXXX", link[4096], ld[4200];
+	struct run r;
+	shim_as_libcuda(dir, link);
+	snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s:%s", dir, NO_RT);
+	const char *const argv[] = { ABS_TOP_BUILDDIR "/tests/diag/dlopen-app", NULL };
+	const char *const env[] = { ld, "CUSHIM_DRIVER=" DRV("13.0") "/libcuda.so.1", "CUSHIM_HIDE=cuMemAlloc_v2", NULL };
+	run_child(&r, argv, env, 30);
+	unlink(link);
+	rmdir(dir);
+	/* the app stops at the lookup of cuMemAlloc (exit 5), which answers NULL */
+	ck_assert_msg(r.code == 5, "cuMemAlloc was not hidden from cuGetProcAddress: exit %d\n%s%s", r.code, r.out,
+		      r.err);
+	run_free(&r);
+}
+END_TEST
+
 START_TEST(check_masquerade_without_a_driver_returns_no_device)
 {
 	char dir[] = "/tmp/cushim-masq.XXXXXX", link[4096], ld[4200];
@@ -517,6 +539,7 @@ int main(int argc, char **argv)
 	t = tcase_create("Masquerade");
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, check_masquerade_traces_a_program_that_dlopens_libcuda);
+	tcase_add_test(t, check_masquerade_hides_from_the_programs_own_lookups);
 	tcase_add_test(t, check_masquerade_without_a_driver_returns_no_device);
 	suite_add_tcase(s, t);
 	t = tcase_create("Config");

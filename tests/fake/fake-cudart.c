@@ -2,8 +2,11 @@
  *   11040  libcudart.so.11.0  cudaGetDriverEntryPoint(symbol, fn, flags)
  *   12000  libcudart.so.12    cudaGetDriverEntryPoint(symbol, fn, flags, status)
  *   13000  libcudart.so.13    the same, and cudaGetDriverEntryPointByVersion
- * Like the real one, it loads libcuda.so.1 on its first entry-point call,
- * refuses a driver older than itself (cudaErrorInsufficientDriver) and asks
+ * Like the real one, it loads libcuda.so.1 on its first entry-point call and
+ * initialises it (cuInit: the side effect that makes a runtime unfit to be
+ * asked before the program initialises the driver), refuses a driver older
+ * than itself (cudaErrorInsufficientDriver) or one that fails to initialise
+ * (cudaErrorInitializationError), and asks
  * the driver's cuGetProcAddress at its own version (11.x: the v1 ABI, which
  * has no status). */
 #include "fake.h"
@@ -18,13 +21,15 @@
 #endif
 
 #define FAKE_API __attribute__((visibility("default")))
-enum { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorInsufficientDriver = 35, cudaErrorSymbolNotFound = 500 };
+enum { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorInitializationError = 3, cudaErrorInsufficientDriver = 35,
+       cudaErrorSymbolNotFound = 500 };
 typedef int (*gpa1_fn)(const char *, void **, int, unsigned long long);
 typedef int (*gpa2_fn)(const char *, void **, int, unsigned long long, int *);
 typedef int (*version_fn)(int *);
+typedef int (*init_fn)(unsigned int);
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int driver_version;
+static int driver_version, init_rc = -1;
 static gpa1_fn gpa1;
 static gpa2_fn gpa2;
 static long ncalls, nrefusals;
@@ -33,11 +38,14 @@ static void load_driver(void)
 {
 	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 	version_fn v;
+	init_fn init;
 
 	if (!h)
 		return;
 	if ((v = (version_fn)dlsym(h, "cuDriverGetVersion")))
 		v(&driver_version);
+	if ((init = (init_fn)dlsym(h, "cuInit")))
+		init_rc = init(0);
 	gpa1 = (gpa1_fn)dlsym(h, "cuGetProcAddress");
 	gpa2 = (gpa2_fn)dlsym(h, "cuGetProcAddress_v2");
 }
@@ -53,6 +61,8 @@ static int driver_ok(void)
 		__atomic_add_fetch(&nrefusals, 1, __ATOMIC_RELAXED);
 		return cudaErrorInsufficientDriver;
 	}
+	if (init_rc != 0)
+		return cudaErrorInitializationError;
 	return cudaSuccess;
 }
 

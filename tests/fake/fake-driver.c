@@ -4,7 +4,10 @@
  * It exports what a real driver of that level exports (fake-table.h, made by
  * genfake.py from the oracle files alone).  Every export records its name and
  * its first FAKE_NWORDS argument words, counts the call and returns
- * CUDA_SUCCESS.  A few answer as a driver does: cuInit, cuDriverGetVersion,
+ * CUDA_SUCCESS once the driver is initialised, CUDA_ERROR_NOT_INITIALIZED
+ * before, as a real driver does.  cuInit initialises it, except in a child
+ * forked from an initialised process, which the real driver refuses for good
+ * (measured on driver 580).  A few answer as a driver does: cuInit, cuDriverGetVersion,
  * cuGetErrorName/String (an 11.4 driver does not know code 36), and
  * cuGetProcAddress/_v2, which answer from the oracle's rows and log every
  * lookup.  No cuda.h: the fake must not share cushim's view of the API.
@@ -17,6 +20,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef FAKE_LEVEL
 #error "build with -DFAKE_LEVEL=<CUDA version of the fake driver>"
@@ -25,7 +29,15 @@
 #define FAKE_API __attribute__((visibility("default")))
 typedef unsigned long long W;
 
-enum { SUCCESS = 0, INVALID_VALUE = 1, NOT_SUPPORTED = 801 };
+enum { SUCCESS = 0, INVALID_VALUE = 1, NOT_INITIALIZED = 3, NOT_SUPPORTED = 801 };
+
+/* ---- initialisation: the process that ran cuInit, 0 before ---- */
+static pid_t init_pid;
+
+static int initialised(void)
+{
+	return __atomic_load_n(&init_pid, __ATOMIC_ACQUIRE) == getpid();
+}
 
 /* ---- fault injection (tests/hardening), read from the environment ----
  *   FAKE_GPA=invalid        cuGetProcAddress(_v2) answers INVALID_VALUE, NULL
@@ -116,7 +128,7 @@ __attribute__((always_inline)) static inline void record(int i, const W *frame, 
 	FAKE_API __attribute__((noinline)) int n(W a0, W a1, W a2, W a3, W a4, W a5) \
 	{ \
 		record(i, FRAME, a0, a1, a2, a3, a4, a5); \
-		return SUCCESS; \
+		return initialised() ? SUCCESS : NOT_INITIALIZED; \
 	}
 #include "fake-table.h"
 #undef FAKE_GENERIC
@@ -150,7 +162,7 @@ static const struct row rows[FAKE_NROWS] = {
 static struct fake_lookup lookups[MAX_LOOKUPS];
 static int nlookups;
 
-static int lookup(int abi, const char *symbol, void **pfn, int version, W flags, int *status)
+__attribute__((unused)) static int lookup(int abi, const char *symbol, void **pfn, int version, W flags, int *status)
 {
 	int slot = __atomic_fetch_add(&nlookups, 1, __ATOMIC_ACQ_REL);
 	struct fake_lookup *l = slot < MAX_LOOKUPS ? &lookups[slot] : NULL;
@@ -226,6 +238,10 @@ out:
 /* ---- the specials ---- */
 static int special_cuInit(W a0, W a1, W a2, W a3, W a4, W a5)
 {
+	pid_t was = __atomic_load_n(&init_pid, __ATOMIC_ACQUIRE);
+	if (was && was != getpid())
+		return NOT_INITIALIZED; /* forked from an initialised process */
+	__atomic_store_n(&init_pid, getpid(), __ATOMIC_RELEASE);
 	return SUCCESS;
 }
 
@@ -241,10 +257,12 @@ static int special_cuDriverGetVersion(W a0, W a1, W a2, W a3, W a4, W a5)
 	return SUCCESS;
 }
 
+#if FAKE_LEVEL >= 11030 /* drivers before CUDA 11.3 have no cuGetProcAddress */
 static int special_cuGetProcAddress(W a0, W a1, W a2, W a3, W a4, W a5)
 {
 	return lookup(1, (const char *)(uintptr_t)a0, (void **)(uintptr_t)a1, (int)a2, a3, NULL);
 }
+#endif
 
 #if FAKE_LEVEL >= 12000
 static int special_cuGetProcAddress_v2(W a0, W a1, W a2, W a3, W a4, W a5)
@@ -305,6 +323,7 @@ static int special_cuGetErrorString(W a0, W a1, W a2, W a3, W a4, W a5)
 /* ---- what the tests read (fake.h) ---- */
 #define API(ret, name, args) FAKE_API ret name args; FAKE_API ret name args
 API(int, fake_level, (void)) { return FAKE_LEVEL; }
+API(int, fake_initialised, (void)) { return initialised(); }
 API(long, fake_calls_total, (void)) { return __atomic_load_n(&calls_total, __ATOMIC_ACQUIRE); }
 API(long, fake_calls, (const char *name))
 {

@@ -22,6 +22,7 @@ struct fake_lookup {
 
 /* Driver side (libcuda.so.1). */
 typedef int (*fake_level_fn)(void);                               /* fake_level: 11040, ... */
+typedef int (*fake_initialised_fn)(void);                         /* 1 once this process ran cuInit */
 typedef long (*fake_calls_total_fn)(void);                        /* calls of every export */
 typedef long (*fake_calls_fn)(const char *name);                  /* calls of one export, -1 if unknown */
 typedef const char *(*fake_last_name_fn)(void);                   /* export called last */

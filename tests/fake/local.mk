@@ -1,12 +1,15 @@
-# tests/fake: a fake libcuda.so.1 at three driver levels and a fake libcudart
-# of three versions, for the tests without a GPU (issue 2, item 8).  Plain
+# tests/fake: a fake libcuda.so.1 at four driver levels (11.2 has no
+# cuGetProcAddress, as real drivers before 11.3) and a fake libcudart of three
+# versions, for the tests without a GPU.  Plain
 # make rules, not libtool: each must be a file with the exact soname, in a
 # folder of its own that a test puts on LD_LIBRARY_PATH.
+#   tests/fake/drv-11.2/libcuda.so.1
 #   tests/fake/drv-11.4/libcuda.so.1   tests/fake/rt-11.4/libcudart.so.11.0
 #   tests/fake/drv-12.0/libcuda.so.1   tests/fake/rt-12.0/libcudart.so.12
 #   tests/fake/drv-13.0/libcuda.so.1   tests/fake/rt-13.0/libcudart.so.13
 #   tests/fake/no-rt/libcudart.so.{13,12,11.0}: see no-runtime.c
-FAKE_DRIVERS = tests/fake/drv-11.4/libcuda.so.1 tests/fake/drv-12.0/libcuda.so.1 tests/fake/drv-13.0/libcuda.so.1
+FAKE_DRIVERS = tests/fake/drv-11.2/libcuda.so.1 tests/fake/drv-11.4/libcuda.so.1 tests/fake/drv-12.0/libcuda.so.1 \
+	tests/fake/drv-13.0/libcuda.so.1
 FAKE_RUNTIMES = tests/fake/rt-11.4/libcudart.so.11.0 tests/fake/rt-12.0/libcudart.so.12 \
 	tests/fake/rt-13.0/libcudart.so.13
 # no-rt: the runtime sonames as libraries that never load, so that a test
@@ -32,6 +35,8 @@ tests/fake/fake-table.h: $(top_srcdir)/tests/fake/genfake.py $(FAKE_EXPORTS_TXT)
 FAKE_CC_DRV = $(CC) $(FAKE_CFLAGS) $(FAKE_LINKFLAGS) -Wl,-soname,libcuda.so.1 -o $@ $(top_srcdir)/tests/fake/fake-driver.c
 FAKE_DEVLINK = rm -f $(@D)/libcuda.so && ln -s libcuda.so.1 $(@D)/libcuda.so
 FAKE_CC_RT = $(CC) $(FAKE_CFLAGS) $(FAKE_LINKFLAGS) -Wl,-soname,$(@F) -o $@ $(top_srcdir)/tests/fake/fake-cudart.c $(LIBS)
+tests/fake/drv-11.2/libcuda.so.1: $(FAKE_DRV_DEPS)
+	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(FAKE_CC_DRV) -DFAKE_LEVEL=11020 && $(FAKE_DEVLINK)
 tests/fake/drv-11.4/libcuda.so.1: $(FAKE_DRV_DEPS)
 	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(FAKE_CC_DRV) -DFAKE_LEVEL=11040 && $(FAKE_DEVLINK)
 tests/fake/drv-12.0/libcuda.so.1: $(FAKE_DRV_DEPS)

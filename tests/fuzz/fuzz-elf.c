@@ -1,8 +1,14 @@
-/* libFuzzer target for the ELF reading of `cushim check` (src/cli/check.c,
+/* libFuzzer target for what `cushim check` reads (src/cli/check-read.c,
  * cli_check_read): the input is written to a memfd and read by path, as the
- * command reads a file.  Any input must give either a result or a reason. */
+ * command reads a file: an ELF program or library (its imports, its CUDA
+ * runtime, the fatbins of its .nv_fatbin and .nvFatBinSegment) or a .fatbin
+ * file.  The same bytes are also given to the fatbin reader directly
+ * (src/cli/fatbin.c, gpucode.c), with and without the fatbin magic in front,
+ * and what it reads is judged against a few GPUs.  Any input must give
+ * either a result or a reason. */
 #include "config.h"
 #include "cli.h"
+#include "gpucode.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,8 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void read_as_file(const uint8_t *data, size_t size)
 {
 	static int fd = -1;
 	char path[64], why[4096];
@@ -24,5 +29,45 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	why[0] = 'x', why[1] = '\0';
 	if (cli_check_read(path, &nimports, why, sizeof why) && why[0] == '\0')
 		abort(); /* an error always says why */
+}
+
+static void read_as_fatbin(const uint8_t *data, size_t size)
+{
+	static const struct cli_gpu_arch gpus[] = { { 8, 0 }, { 9, 0 }, { 10, 0 }, { 10, 3 }, { 12, 0 } };
+	struct cli_gpucode g;
+	struct cli_gpu_fit fit;
+	char name[64];
+	cli_gpucode_read_raw(data, size, &g);
+	for (size_t i = 0; i < g.list.n; i++) {
+		const struct fb_image *im = &g.list.img[i];
+		if (im->arch <= 0 || im->arch > 1000 || im->fatbin < 1 || im->fatbin > g.list.nfatbins)
+			abort(); /* the reader refuses what it cannot name */
+		fb_image_name(im, name, sizeof name);
+	}
+	for (size_t k = 0; k < sizeof gpus / sizeof *gpus; k++) {
+		cli_gpu_fit(&g.list, gpus[k], 12000, &fit);
+		if ((fit.how == GPU_NO_CODE) != (fit.image == NULL))
+			abort();
+	}
+	cli_gpucode_free(&g);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static uint8_t *framed;
+	elf_version(EV_CURRENT);
+	read_as_file(data, size);
+	read_as_fatbin(data, size);
+	/* The same bytes as the entries of one fatbin, so that the fuzzer
+	 * reaches the image headers without finding the container first. */
+	if (!(framed = realloc(framed, size + 16)))
+		abort();
+	memcpy(framed, "\x50\xed\x55\xba\x01\x00\x10\x00", 8);
+	for (int i = 0; i < 8; i++)
+		framed[8 + i] = (uint8_t)((uint64_t)size >> (8 * i));
+	if (size)
+		memcpy(framed + 16, data, size);
+	read_as_fatbin(framed, size + 16);
 	return 0;
 }

@@ -10,7 +10,11 @@ FUZZ_TARGETS = tests/fuzz/fuzz-level tests/fuzz/fuzz-version tests/fuzz/fuzz-pat
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DHAVE_CONFIG_H \
 	-I$(top_builddir) $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
 FUZZ_CONF_SRC = $(top_srcdir)/tests/fuzz/fuzz-conf.c $(top_srcdir)/src/conf.c $(top_srcdir)/src/log.c
-FUZZ_CLI_SRC = $(top_srcdir)/tests/fuzz/fuzz-elf.c $(top_srcdir)/src/cli/check.c $(top_srcdir)/src/cli/run.c \
+FUZZ_CLI_SRC = $(top_srcdir)/tests/fuzz/fuzz-elf.c $(top_srcdir)/src/cli/check.c $(top_srcdir)/src/cli/check-read.c \
+	$(top_srcdir)/src/cli/check-judge.c $(top_srcdir)/src/cli/check-report.c $(top_srcdir)/src/cli/check-json.c \
+	$(top_srcdir)/src/cli/cudart.c $(top_srcdir)/src/cli/calls.c $(top_srcdir)/src/cli/fatbin.c \
+	$(top_srcdir)/src/cli/gpucode.c $(top_srcdir)/src/cli/requirements.c $(top_srcdir)/src/cli/gpus.c \
+	$(top_srcdir)/src/cli/run.c \
 	$(top_srcdir)/src/cli/doctor.c $(top_srcdir)/src/cli/symbols.c $(top_srcdir)/src/cli/lib.c \
 	$(top_srcdir)/src/cli/ldsearch.c $(top_srcdir)/src/cli/json.c $(top_srcdir)/src/cli/main.c \
 	$(top_srcdir)/src/cli/timeline.c \

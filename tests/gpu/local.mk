@@ -4,6 +4,11 @@
 check_PROGRAMS += tests/gpu/have-gpu
 tests_gpu_have_gpu_SOURCES = tests/gpu/have-gpu.c
 EXTRA_DIST += tests/gpu/gpu-env.sh tests/gpu/kernels.cu tools/bin2c.py
+# The sample suites' runtime route (tests/gpu/rtroute.c, linked to libcudart)
+# and the checks their scripts share, proven on crafted logs without a GPU.
+RTROUTE_LINKFLAGS = -L$(CUDA_INCDIR)/../lib64 -Wl,-rpath,$(CUDA_INCDIR)/../lib64 -Wl,--no-as-needed
+TESTS += tests/gpu/suite-checks-test.sh
+EXTRA_DIST += tests/gpu/suite-checks.sh tests/gpu/suite-checks-test.sh tests/gpu/rtroute.c tests/gpu/rtroute.h
 TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = $(CUSHIM_TEST_PREFIX) $(SHELL)
 
@@ -23,6 +28,11 @@ nodist_tests_gpu_saxpy_SOURCES = tests/gpu/kernels-fatbin.c
 tests_gpu_saxpy_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda
 TESTS += tests/gpu/core.sh
 EXTRA_DIST += tests/gpu/core.sh tests/gpu/real-exports.c tests/gpu/saxpy.c
+check_PROGRAMS += tests/gpu/fork-probe
+tests_gpu_fork_probe_SOURCES = tests/gpu/fork-probe.c
+tests_gpu_fork_probe_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda -ldl
+TESTS += tests/gpu/fork.sh
+EXTRA_DIST += tests/gpu/fork.sh
 check_PROGRAMS += tests/gpu/adapt-gpu
 tests_gpu_adapt_gpu_SOURCES = tests/gpu/adapt-gpu.c
 tests_gpu_adapt_gpu_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda

@@ -144,7 +144,8 @@ START_TEST(runtime_refuses_the_driver)
 	printf("FAKE_RT_REFUSE=1: %s", r.err);
 	expect_works(&rc, &r);
 	expect_lines(&r, "rt-13.0/libcudart.so.13 (CUDA 13.0) refuses this driver (cudaErrorInsufficientDriver)", 1);
-	expect_lines(&r, "using " FAKE_DIR "/drv-13.0/libcuda.so.1 through the driver's cuGetProcAddress_v2", 1);
+	expect_lines(&r, "driver " FAKE_DIR "/drv-13.0/libcuda.so.1, through the driver's cuGetProcAddress_v2", 1);
+	expect_lines(&r, "no CUDA runtime gave entry points: keeping the driver's cuGetProcAddress_v2", 1);
 	run_free(&r);
 }
 END_TEST

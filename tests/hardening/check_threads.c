@@ -25,10 +25,30 @@
 extern char **environ;
 
 /* ---- children ---- */
+typedef CUresult (*count_fn)(int *);
+typedef CUresult (*init_fn)(unsigned int);
+
+/* The shim answers as the driver does: the version, and after cuInit a
+ * device count whose result is the driver's own answer at that moment (a
+ * child forked from an initialised process is refused by the driver, with
+ * or without cushim). */
 static int works(void)
 {
 	int v = 0, n = -1;
-	return cuDriverGetVersion(&v) == CUDA_SUCCESS && v == 13000 && cuDeviceGetCount(&n) == CUDA_SUCCESS;
+	count_fn direct = (count_fn)FAKE(fake_export)("cuDeviceGetCount");
+	if (!direct || cuDriverGetVersion(&v) != CUDA_SUCCESS || v != 13000)
+		return 0;
+	CUresult init = cuInit(0), shim = cuDeviceGetCount(&n), driver = direct(&n);
+	return shim == driver && (init == CUDA_SUCCESS) == (shim == CUDA_SUCCESS);
+}
+
+/* Initialise the fake driver behind cushim's back, so that a thread's first
+ * call (the bootstrap) gets answers that need no cuInit of its own. */
+static void initialise_driver_directly(void)
+{
+	init_fn init = (init_fn)FAKE(fake_export)("cuInit");
+	if (init)
+		init(0);
 }
 
 #define NFORKERS 8
@@ -58,8 +78,8 @@ static void *caller(void *arg)
 	CUcontext c;
 	pthread_barrier_wait(&barrier);
 	switch (t % 4) {
-	case 0: ok = cuDeviceGet(&d, 0) == CUDA_SUCCESS; break;
-	case 1: ok = cuCtxGetCurrent(&c) == CUDA_SUCCESS; break;
+	case 0: ok = cuInit(0) == CUDA_SUCCESS && cuDeviceGet(&d, 0) == CUDA_SUCCESS; break;
+	case 1: ok = cuInit(0) == CUDA_SUCCESS && cuCtxGetCurrent(&c) == CUDA_SUCCESS; break;
 	case 2: ok = cuInit(0) == CUDA_SUCCESS; break;
 	default: ok = works();
 	}
@@ -94,6 +114,7 @@ static int child_vfork(const char *self)
 {
 	pthread_t th;
 	static int failures; /* static: not clobbered by vfork */
+	initialise_driver_directly();
 	pthread_create(&th, NULL, bootstrapper, NULL);
 	for (int k = 0; k < 40; k++) {
 		char *const argv[] = { (char *)self, "--child", "exec-target", "", NULL };
@@ -153,6 +174,7 @@ static int child_signals(int rounds)
 	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
+	initialise_driver_directly(); /* CUDA_ERROR_NOT_INITIALIZED then means "during the bootstrap" */
 	for (int r = 0; r < rounds; r++) {
 		pthread_t th;
 		thread_done = 0;

@@ -1,6 +1,7 @@
 /* For secure.sh: loads a driver and cushim by absolute path (LD_PRELOAD and
- * LD_LIBRARY_PATH are not honoured under AT_SECURE), calls cuDeviceGet through
- * cushim and prints AT_SECURE and the result:  secure=S device=R */
+ * LD_LIBRARY_PATH are not honoured under AT_SECURE), calls cuInit and
+ * cuDeviceGet through cushim and prints AT_SECURE and the second result:
+ * secure=S device=R */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <sys/auxv.h>
@@ -16,7 +17,8 @@ int main(int argc, char **argv)
 	}
 	void *shim = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
 	int (*device_get)(int *, int) = shim ? (int (*)(int *, int))dlsym(shim, "cuDeviceGet") : NULL;
-	if (!device_get) {
+	int (*init)(unsigned int) = shim ? (int (*)(unsigned int))dlsym(shim, "cuInit") : NULL;
+	if (!device_get || !init || init(0) != 0) {
 		printf("FAIL: %s\n", dlerror());
 		return 3;
 	}

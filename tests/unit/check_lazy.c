@@ -1,12 +1,16 @@
-/* Lazy bootstrap, fork and concurrent first calls, against the fake 13.0
- * driver and the fake 13.0 runtime:
- *  - nothing reaches the driver or loads the runtime before the first call
- *    (the fake's counters are zero, dlopen(RTLD_NOLOAD) finds no runtime),
- *    and both are used after it (so the first check can see them);
- *  - a process that forks before its first call: child and parent both work;
- *  - 64 threads making their first calls at once all succeed, each reaches
- *    its own function once, and the driver sees no more lookups than with one
- *    thread: the bootstrap ran once. */
+/* Invisible until used, against the fake drivers and runtimes (which model
+ * the real ones: a runtime's first entry-point call initialises the driver,
+ * the driver answers CUDA_ERROR_NOT_INITIALIZED before cuInit and refuses
+ * cuInit in a child forked from an initialised process):
+ *  - nothing reaches the driver or loads a runtime before the first call;
+ *  - the first call, and every call before the program's own cuInit, leaves
+ *    the driver uninitialised and loads no runtime, and each answers what the
+ *    driver answers without cushim;
+ *  - the program's cuInit adopts a runtime's entry-point API;
+ *  - a process that probes the driver and then forks: the child initialises
+ *    and uses the driver, as without cushim (13.0 and 11.4 runtimes);
+ *  - 64 threads making their first calls at once each reach their own
+ *    function once, and the bootstrap ran once. */
 #include "cuda-all.h"
 #include "harness.h"
 #include <check.h>
@@ -18,14 +22,26 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define ENV_13 { "LD_PRELOAD=" SHIM_SO, "LD_LIBRARY_PATH=" DRV("13.0") ":" RT("13.0") ":" NO_RT, NULL }
+#define PATH_13 "LD_LIBRARY_PATH=" DRV("13.0") ":" RT("13.0") ":" NO_RT
+#define PATH_11 "LD_LIBRARY_PATH=" DRV("11.4") ":" RT("11.4") ":" NO_RT
+#define ENV_13 { "LD_PRELOAD=" SHIM_SO, PATH_13, NULL }
 
 static int runtime_loaded(void)
 {
-	void *h = dlopen("libcudart.so.13", RTLD_NOW | RTLD_NOLOAD);
-	if (h)
-		dlclose(h);
-	return h != NULL;
+	static const char *const sonames[] = { "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0" };
+	for (size_t i = 0; i < 3; i++) {
+		void *h = dlopen(sonames[i], RTLD_NOW | RTLD_NOLOAD);
+		if (h) {
+			dlclose(h);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int driver_initialised(void)
+{
+	return FAKE(fake_initialised)();
 }
 
 static void expect_untouched(const char *when)
@@ -36,15 +52,34 @@ static void expect_untouched(const char *when)
 	EXPECT(!runtime_loaded(), "%s: a runtime is loaded", when);
 }
 
-static void expect_works(const char *who)
+/* What a program that probes the driver sees before its cuInit: the
+ * driver's answers, printed so that the parent can compare them with a run
+ * without cushim.  The driver stays uninitialised and no runtime loads. */
+static void probe(const char *who)
 {
-	int v = 0;
+	int v = 0, n = -1;
+	CUcontext c = NULL;
 	CUdevice d = -1;
-	EXPECT(cuDriverGetVersion(&v) == CUDA_SUCCESS && v == 13000, "%s: cuDriverGetVersion: %d", who, v);
-	EXPECT(cuDeviceGet(&d, 0) == CUDA_SUCCESS, "%s: cuDeviceGet", who);
-	EXPECT(FAKE(fake_calls)("cuDeviceGet") == 1, "%s: the driver's cuDeviceGet ran %ld times", who,
-	       FAKE(fake_calls)("cuDeviceGet"));
-	EXPECT(runtime_loaded() && FAKE(fake_lookups_total)() > 500, "%s: the bootstrap did not run", who);
+	CUresult r1 = cuDriverGetVersion(&v), r2 = cuCtxGetCurrent(&c), r3 = cuDeviceGetCount(&n);
+	CUresult r4 = cuDeviceGet(&d, 0);
+
+	printf("%s probes: cuDriverGetVersion=%d(%d) cuCtxGetCurrent=%d cuDeviceGetCount=%d cuDeviceGet=%d\n",
+	       who, (int)r1, v, (int)r2, (int)r3, (int)r4);
+	EXPECT(!driver_initialised(), "%s: the driver was initialised behind the program's back", who);
+	EXPECT(!runtime_loaded(), "%s: a runtime was loaded before the program's cuInit", who);
+}
+
+/* What a worker does: initialise the driver and use it. */
+static void work(const char *who)
+{
+	CUdevice d = -1;
+	CUcontext c = NULL;
+	CUdeviceptr p = 0;
+	CUresult r1 = cuInit(0), r2 = cuDeviceGet(&d, 0), r3 = cuDevicePrimaryCtxRetain(&c, d);
+	CUresult r4 = cuMemAlloc_v2(&p, 1 << 20);
+
+	printf("%s works: cuInit=%d cuDeviceGet=%d cuDevicePrimaryCtxRetain=%d cuMemAlloc=%d\n", who, (int)r1,
+	       (int)r2, (int)r3, (int)r4);
 }
 
 static int child_lazy(void)
@@ -54,9 +89,12 @@ static int child_lazy(void)
 		printf("FAIL: libcuda.so.1 is not the fake driver\n");
 		return 1;
 	}
-	EXPECT(fn && strstr(object_of(fn), "libcushim"), "cushim is not preloaded");
+	printf("shim %s\n", fn && strstr(object_of(fn), "libcushim") ? "preloaded" : "absent");
 	expect_untouched("before the first call");
-	expect_works("the first call");
+	probe("first");
+	printf("runtime after probes: %s\n", runtime_loaded() ? "loaded" : "none");
+	work("process");
+	printf("runtime after cuInit: %s\n", runtime_loaded() ? "loaded" : "none");
 	return child_failures != 0;
 }
 
@@ -65,25 +103,24 @@ static int child_fork(void)
 	int st = 0;
 	pid_t pid;
 
-	expect_untouched("before fork");
-	pid = fork();
-	if (pid == 0) {
-		expect_works("the child");
+	probe("parent");
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		work("child");
 		fflush(stdout);
-		_exit(child_failures != 0);
+		_exit(0);
 	}
 	EXPECT(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	       "the forked child failed (status %#x)", st);
-	expect_untouched("the parent, after its child's first call");
-	expect_works("the parent");
-	/* and after the bootstrap, a fork still works on both sides */
-	pid = fork();
-	if (pid == 0) {
-		CUcontext c;
-		_exit(cuCtxGetCurrent(&c) != CUDA_SUCCESS);
+	work("parent");
+	fflush(stdout);
+	if ((pid = fork()) == 0) { /* after the parent's cuInit: refused, with or without cushim */
+		work("late child");
+		fflush(stdout);
+		_exit(0);
 	}
 	EXPECT(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	       "a child forked after the bootstrap failed (status %#x)", st);
+	       "the late child failed (status %#x)", st);
 	return child_failures != 0;
 }
 
@@ -145,7 +182,8 @@ static int child_threads(int n)
 	for (int t = 0; t < k; t++)
 		pthread_join(th[t], NULL);
 	for (int t = 0; t < k; t++) {
-		EXPECT(rcs[t] == CUDA_SUCCESS, "%s returned %d", picked[t], (int)rcs[t]);
+		/* before cuInit: the driver's own answer */
+		EXPECT(rcs[t] == CUDA_ERROR_NOT_INITIALIZED, "%s returned %d", picked[t], (int)rcs[t]);
 		EXPECT(FAKE(fake_calls)(picked[t]) == 1, "the driver's %s ran %ld times", picked[t],
 		       FAKE(fake_calls)(picked[t]));
 	}
@@ -172,10 +210,9 @@ static int child_threads(int n)
 }
 
 /* ---- the tests ---- */
-static void expect_child(const char *mode, const char *arg, struct run *keep)
+static void expect_child(const char *mode, const char *arg, const char *const env[], struct run *keep)
 {
 	struct run r;
-	const char *const env[] = ENV_13;
 	run_self(&r, mode, arg, env, 60);
 	ck_assert_msg(r.code == 0, "child %s %s exited %d:\n%s\n%s", mode, arg, r.code, r.out, r.err);
 	printf("%s", r.out);
@@ -185,15 +222,61 @@ static void expect_child(const char *mode, const char *arg, struct run *keep)
 		run_free(&r);
 }
 
+/* The lines of out that start with "... probes:" or "... works:". */
+static char *answers(const char *out)
+{
+	char *keep = calloc(1, strlen(out) + 1);
+	for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		size_t n = strcspn(l, "\n");
+		const char *colon = memchr(l, ':', n);
+		if (colon && (strncmp(colon - 6, "probes", 6) == 0 || strncmp(colon - 5, "works", 5) == 0))
+			strncat(keep, l, n + (l[n] == '\n'));
+	}
+	return keep;
+}
+
+/* The same child with and without cushim: the same answers, line for line. */
+static void expect_same_as_without(const char *mode, const char *path, const char *must)
+{
+	const char *const with[] = { "LD_PRELOAD=" SHIM_SO, path, NULL }, *const without[] = { path, NULL };
+	struct run a, b;
+	expect_child(mode, "", with, &a);
+	expect_child(mode, "", without, &b);
+	char *x = answers(a.out), *y = answers(b.out);
+	ck_assert_msg(strcmp(x, y) == 0, "with cushim:\n%s\nwithout:\n%s", x, y);
+	ck_assert_msg(strstr(x, must), "no line says \"%s\":\n%s", must, x);
+	free(x), free(y), run_free(&a), run_free(&b);
+}
+
 START_TEST(check_nothing_reaches_the_driver_before_the_first_call)
 {
-	expect_child("lazy", "", NULL);
+	struct run r;
+	const char *const env[] = ENV_13;
+	expect_child("lazy", "", env, &r);
+	ck_assert_msg(strstr(r.out, "shim preloaded"), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "runtime after probes: none"), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "runtime after cuInit: loaded"), "the program's cuInit adopted no runtime:\n%s",
+		      r.out);
+	run_free(&r);
 }
 END_TEST
 
-START_TEST(check_fork_before_the_first_call)
+START_TEST(check_calls_before_cuInit_answer_as_the_driver_does)
 {
-	expect_child("fork", "", NULL);
+	expect_same_as_without("lazy", PATH_13,
+			       "first probes: cuDriverGetVersion=0(13000) cuCtxGetCurrent=3 cuDeviceGetCount=3 cuDeviceGet=3");
+}
+END_TEST
+
+START_TEST(check_probe_then_fork_child_uses_cuda_13)
+{
+	expect_same_as_without("fork", PATH_13, "child works: cuInit=0 cuDeviceGet=0 cuDevicePrimaryCtxRetain=0 cuMemAlloc=0");
+}
+END_TEST
+
+START_TEST(check_probe_then_fork_child_uses_cuda_11)
+{
+	expect_same_as_without("fork", PATH_11, "child works: cuInit=0 cuDeviceGet=0 cuDevicePrimaryCtxRetain=0 cuMemAlloc=0");
 }
 END_TEST
 
@@ -201,8 +284,9 @@ START_TEST(check_64_threads_first_calls_bootstrap_once)
 {
 	struct run one, many;
 	int n1 = -1, n64 = -1, t;
-	expect_child("threads", "1", &one);
-	expect_child("threads", "64", &many);
+	const char *const env[] = ENV_13;
+	expect_child("threads", "1", env, &one);
+	expect_child("threads", "64", env, &many);
 	ck_assert(sscanf(strstr(one.out, "threads="), "threads=%d lookups=%d", &t, &n1) == 2 && t == 1);
 	ck_assert(sscanf(strstr(many.out, "threads="), "threads=%d lookups=%d", &t, &n64) == 2 && t == 64);
 	ck_assert_msg(n64 == n1, "64 threads made %d lookups, one thread %d", n64, n1);
@@ -227,7 +311,9 @@ int main(int argc, char **argv)
 	TCase *tc = tcase_create("lazy");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, check_nothing_reaches_the_driver_before_the_first_call);
-	tcase_add_test(tc, check_fork_before_the_first_call);
+	tcase_add_test(tc, check_calls_before_cuInit_answer_as_the_driver_does);
+	tcase_add_test(tc, check_probe_then_fork_child_uses_cuda_13);
+	tcase_add_test(tc, check_probe_then_fork_child_uses_cuda_11);
 	tcase_add_test(tc, check_64_threads_first_calls_bootstrap_once);
 	suite_add_tcase(s, tc);
 	return run_suite(s, CK_VERBOSE);

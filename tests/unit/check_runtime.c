@@ -1,10 +1,13 @@
-/* Where cushim finds its entry points, against the fakes:
+/* Where cushim finds its entry points, against the fakes (before the
+ * program's cuInit the driver's own cuGetProcAddress; after it, a runtime):
  *  - an 11.4 runtime on an 11.4 driver: through its 3-argument
  *    cudaGetDriverEntryPoint, which hands back the v1 cuGetProcAddress;
  *  - a runtime too new for the driver is skipped for the next one;
  *  - no runtime at all: the driver's own cuGetProcAddress(_v2), said at info;
  *  - CUSHIM_CUDART names the runtime to use;
  *  - cuGetErrorName/String(36) on an 11.4 driver, which does not know 36;
+ *  - a driver without cuGetProcAddress (before CUDA 11.3): every export is the
+ *    driver's symbol of its exact name, the newer ones missing or adapted;
  *  - libcuda.so.1 is cushim itself: an error and a message, never a loop;
  *    and when a driver comes after it on the path, that driver is used.
  * What was used is read from the fakes' counters in the child. */
@@ -29,25 +32,31 @@ static long rt_calls(const char *file)
 	return f ? f() : -1; /* -1: not loaded */
 }
 
+/* A probe before cuInit loads no runtime (-3: none of the three); the
+ * program's cuInit then adopts one. */
 static int child_info(void)
 {
 	int v = 0;
 	CUresult rc = cuDriverGetVersion(&v);
+	long before = rt_calls(RT_FILE_11) + rt_calls(RT_FILE_12) + rt_calls(RT_FILE_13);
+	CUresult init = cuInit(0);
 	int total = FAKE(fake_lookups_total)(), maxv = 0;
 	struct fake_lookup l;
 
 	for (int i = 0; i < total; i++)
 		if (FAKE(fake_lookup_at)(i, &l) == 0 && l.version > maxv)
 			maxv = l.version;
-	printf("rc=%d driver=%d gpa1=%ld gpa2=%ld lookups=%d max_version=%d rt11=%ld rt12=%ld rt13=%ld\n", (int)rc, v,
+	printf("rc=%d driver=%d gpa1=%ld gpa2=%ld lookups=%d max_version=%d rt11=%ld rt12=%ld rt13=%ld "
+	       "before=%ld init=%d\n", (int)rc, v,
 	       FAKE(fake_calls)("cuGetProcAddress"), FAKE(fake_calls)("cuGetProcAddress_v2"), total, maxv,
-	       rt_calls(RT_FILE_11), rt_calls(RT_FILE_12), rt_calls(RT_FILE_13));
+	       rt_calls(RT_FILE_11), rt_calls(RT_FILE_12), rt_calls(RT_FILE_13), before, (int)init);
 	return 0;
 }
 
 struct seen {
 	int rc, driver, lookups, max_version;
-	long gpa1, gpa2, rt11, rt12, rt13;
+	long gpa1, gpa2, rt11, rt12, rt13, before;
+	int init;
 	char *err;
 };
 
@@ -56,10 +65,12 @@ static void run_info(struct seen *s, const char *const env[])
 	struct run r;
 	run_self(&r, "info", "", env, 30);
 	ck_assert_msg(r.code == 0, "child exited %d:\n%s%s", r.code, r.out, r.err);
-	ck_assert_msg(sscanf(r.out, "rc=%d driver=%d gpa1=%ld gpa2=%ld lookups=%d max_version=%d rt11=%ld rt12=%ld rt13=%ld",
-			     &s->rc, &s->driver, &s->gpa1, &s->gpa2, &s->lookups, &s->max_version, &s->rt11, &s->rt12,
-			     &s->rt13) == 9,
+	ck_assert_msg(sscanf(r.out, "rc=%d driver=%d gpa1=%ld gpa2=%ld lookups=%d max_version=%d rt11=%ld rt12=%ld rt13=%ld "
+			     "before=%ld init=%d", &s->rc, &s->driver, &s->gpa1, &s->gpa2, &s->lookups, &s->max_version,
+			     &s->rt11, &s->rt12, &s->rt13, &s->before, &s->init) == 11,
 		      "%s", r.out);
+	ck_assert_msg(s->before == -3, "a runtime was loaded before the program's cuInit:\n%s%s", r.out, r.err);
+	ck_assert_msg(s->init == 0, "cuInit returned %d", s->init);
 	printf("%s%s", r.out, r.err);
 	ck_assert_msg(s->rc == 0, "cuDriverGetVersion returned %d", s->rc);
 	ck_assert_msg(s->max_version <= s->driver, "asked at %d on a %d driver", s->max_version, s->driver);
@@ -181,6 +192,62 @@ START_TEST(check_error_name_36_on_an_11_4_driver)
 }
 END_TEST
 
+/* ---- a driver without cuGetProcAddress (CUDA 11.2) ---- */
+typedef void *(*real_pointer_fn)(const char *);
+typedef const char *(*origin_fn)(const char *);
+
+static int child_nogpa(void)
+{
+	void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+	real_pointer_fn real = (real_pointer_fn)dlsym(RTLD_DEFAULT, "cushim_real_pointer");
+	origin_fn origin = (origin_fn)dlsym(RTLD_DEFAULT, "cushim_export_origin");
+	int v = 0, n = 0, same = 0, present = 0;
+	CUcontext c = NULL;
+	void *fn = NULL;
+
+	EXPECT(drv && real && origin && !dlsym(drv, "cuGetProcAddress"), "not an 11.2 fake under cushim");
+	EXPECT(cuDriverGetVersion(&v) == CUDA_SUCCESS && v == 11020, "cuDriverGetVersion gave %d", v);
+	EXPECT(cuInit(0) == CUDA_SUCCESS, "cuInit");
+#define CUSHIM_SYM(i, name, ...) #name,
+	static const char *const names[] = {
+#include "cushim-syms.h"
+	};
+	for (size_t k = 0; k < sizeof names / sizeof *names; k++, n++) {
+		void *mine = real(names[k]), *its = dlsym(drv, names[k]);
+		present += its != NULL, same += mine == its;
+		EXPECT(mine == its, "%s is %p, the driver's %p", names[k], mine, its);
+	}
+#undef CUSHIM_SYM
+	EXPECT(strcmp(origin("cuCtxGetCurrent"), "dlsym") == 0, "cuCtxGetCurrent from %s", origin("cuCtxGetCurrent"));
+	EXPECT(cuCtxCreate_v4(&c, NULL, 0, 0) == CUDA_SUCCESS, "cuCtxCreate_v4 was not adapted");
+	EXPECT(cuLibraryLoadData(NULL, NULL, NULL, NULL, 0, NULL, NULL, 0) == CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER &&
+	       cuLibraryLoadData(NULL, NULL, NULL, NULL, 0, NULL, NULL, 0) == CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER,
+	       "cuLibraryLoadData is not missing");
+	EXPECT(cuGetProcAddress("cuInit", &fn, 11020, 0) == CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER,
+	       "cuGetProcAddress is not missing");
+	printf("exports=%d present=%d same=%d\n", n, present, same);
+	return child_failures != 0;
+}
+
+START_TEST(check_driver_without_cuGetProcAddress_serves_each_export_by_name)
+{
+	struct run r;
+	const char *const env[] = ENV(DRV("11.2"));
+	run_self(&r, "nogpa", "", env, 30);
+	printf("%s%s", r.out, r.err);
+	ck_assert_msg(r.code == 0, "exit %d:\n%s%s", r.code, r.out, r.err);
+	ck_assert_msg(count_lines_with(r.err, "through the driver's own symbols (it has no cuGetProcAddress)") == 1,
+		      "the log does not say which path served:\n%s", r.err);
+	ck_assert_msg(count_lines_with(r.err, "cuLibraryLoadData needs a CUDA 12.0 driver; this driver is CUDA 11.2") == 1,
+		      "the missing export is not logged once:\n%s", r.err);
+	ck_assert_msg(count_lines_with(r.err, "cuCtxCreate_v4 served by cuCtxCreate_v2") == 1, "%s", r.err);
+	int n = 0, present = 0, same = 0;
+	ck_assert(sscanf(strstr(r.out, "exports="), "exports=%d present=%d same=%d", &n, &present, &same) == 3);
+	ck_assert_msg(same == n && present > 400, "%d of %d exports equal dlsym, %d present", same, n, present);
+	run_free(&r);
+}
+END_TEST
+
 /* ---- cushim as libcuda.so.1 ---- */
 #define PROBE_NOLINK ABS_TOP_BUILDDIR "/tests/unit/probe-nolink"
 
@@ -232,6 +299,7 @@ static int child_masquerade(void)
 	EXPECT(fake_sym("fake_level") == NULL, "libcuda.so.1 is a fake driver, not cushim");
 	EXPECT(real == NULL, "the driver was loaded before the first call");
 	EXPECT(cuDriverGetVersion(&v) == CUDA_SUCCESS && v == 13000, "cuDriverGetVersion gave %d", v);
+	EXPECT(cuInit(0) == CUDA_SUCCESS, "cuInit");
 	EXPECT(cuDeviceGet(&d, 0) == CUDA_SUCCESS, "cuDeviceGet");
 	real = dlopen(DRV("13.0") "/libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
 	calls_fn calls = real ? (calls_fn)dlsym(real, "fake_calls") : NULL;
@@ -267,6 +335,8 @@ int main(int argc, char **argv)
 			return child_errname();
 		if (strcmp(argv[2], "masquerade") == 0)
 			return child_masquerade();
+		if (strcmp(argv[2], "nogpa") == 0)
+			return child_nogpa();
 		return 2;
 	}
 	Suite *s = suite_create("runtime");
@@ -278,6 +348,7 @@ int main(int argc, char **argv)
 	tcase_add_loop_test(tc, check_no_runtime_falls_back_to_the_driver, 0, 2);
 	tcase_add_test(tc, check_cushim_cudart_names_the_runtime);
 	tcase_add_test(tc, check_error_name_36_on_an_11_4_driver);
+	tcase_add_test(tc, check_driver_without_cuGetProcAddress_serves_each_export_by_name);
 	tcase_add_test(tc, check_never_recurses_when_libcuda_is_cushim);
 	tcase_add_loop_test(tc, check_cushim_as_libcuda_skips_itself_for_the_driver, 0, 2);
 	suite_add_tcase(s, tc);

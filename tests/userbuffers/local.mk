@@ -1,22 +1,43 @@
-# tests/userbuffers: the Userbuffers-style sample (issue 6). ub-test and
-# ub-bench are plain executables linked to libcuda (the toolkit's stubs at link
-# time); their kernels are built by nvcc into a fatbin, embedded as a C array
-# and loaded with cuModuleLoadData. userbuffers.sh runs the cases plain and
-# under the shim; without nvcc nothing is built and it skips.
+# tests/userbuffers: the Userbuffers-style sample. ub-test and ub-bench are
+# plain executables linked to libcuda (the toolkit's stubs at link time); their
+# kernels are built by nvcc into a fatbin, embedded as a C array and loaded
+# with cuModuleLoadData. ub-test-rt is ub-test on the runtime route, as TE
+# reaches the driver: linked to libcudart and not libcuda, every driver call
+# through cudaGetDriverEntryPointByVersion (tests/gpu/rtroute.c). ub-test-mc,
+# built only with --enable-multicast, is ub-test-rt with the multicast
+# decision compiled in: it refuses to run unless the multicast entry points
+# are missing (hidden or emulated away by cushim). userbuffers.sh runs the
+# cases plain and under the shim; without nvcc nothing is built and it skips.
 # With MPI (configure found mpicc: HAVE_MPI), ub-mpi.c is compiled by $(MPICC)
 # and both programs are linked by it, so that under mpirun the ranks bootstrap
 # through MPI; the rest of the sample is compiled by $(CC) as without MPI.
 EXTRA_DIST += tests/userbuffers/userbuffers.sh tests/userbuffers/ub-bench.sh \
-	tests/userbuffers/ub-mpi.c \
+	tests/userbuffers/ub-mpi.c tests/userbuffers/ub-rtroute.h \
 	tests/userbuffers/ub-kernels.cu tests/userbuffers/README.md
 TESTS += tests/userbuffers/userbuffers.sh
 if HAVE_NVCC
 check_PROGRAMS += tests/userbuffers/ub-test tests/userbuffers/ub-bench
 UB_COMMON = tests/userbuffers/ub-boot.c tests/userbuffers/ub-comm.c tests/userbuffers/ub.h tests/userbuffers/ub-layout.h
-UB_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE -I$(srcdir)/tests/userbuffers
+UB_BASE_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE -I$(srcdir)/tests/userbuffers
+UB_CPPFLAGS = $(UB_BASE_CPPFLAGS)
+UB_RT_CPPFLAGS = $(UB_BASE_CPPFLAGS) -DRTROUTE -I$(srcdir)/tests/gpu
+UB_RT_SOURCES = tests/userbuffers/ub-test.c $(UB_COMMON) tests/userbuffers/ub-rtroute.h \
+	tests/gpu/rtroute.c tests/gpu/rtroute.h
+check_PROGRAMS += tests/userbuffers/ub-test-rt
+tests_userbuffers_ub_test_rt_SOURCES = $(UB_RT_SOURCES)
+nodist_tests_userbuffers_ub_test_rt_SOURCES = tests/userbuffers/ub-kernels-fatbin.c
+tests_userbuffers_ub_test_rt_CPPFLAGS = $(UB_RT_CPPFLAGS)
+tests_userbuffers_ub_test_rt_LDFLAGS = $(RTROUTE_LINKFLAGS)
+tests_userbuffers_ub_test_rt_LDADD = -lcudart -ldl -lpthread
 if ENABLE_MULTICAST
-# The NVLink multicast path: built only here, run only with --multicast.
-UB_CPPFLAGS += -DUB_MULTICAST
+# The seed's multicast decision: built only here, never run on a real driver's
+# multicast entry points (the program refuses).
+check_PROGRAMS += tests/userbuffers/ub-test-mc
+tests_userbuffers_ub_test_mc_SOURCES = $(UB_RT_SOURCES)
+nodist_tests_userbuffers_ub_test_mc_SOURCES = tests/userbuffers/ub-kernels-fatbin.c
+tests_userbuffers_ub_test_mc_CPPFLAGS = $(UB_RT_CPPFLAGS) -DUB_MULTICAST
+tests_userbuffers_ub_test_mc_LDFLAGS = $(RTROUTE_LINKFLAGS)
+tests_userbuffers_ub_test_mc_LDADD = -lcudart -ldl -lpthread
 endif
 UB_LIBS = -lcuda -lpthread
 if HAVE_MPI

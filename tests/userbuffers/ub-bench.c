@@ -21,24 +21,68 @@ static int iters_for(const struct bopts *o, size_t s)
 	return s <= ((size_t)64 << 20) ? 20 : s <= ((size_t)256 << 20) ? 10 : 5;
 }
 
-/* Time `iters` of one variant on this rank's stream; the job's time is the slowest rank's. */
+/* The inputs of one measurement, made on the GPU; every rank's are in place
+ * before any rank starts (an all-gather writes into its peers' buffers). */
+static int fill_inputs(struct ub_comm *c, int h, size_t elems, unsigned seed, int kind, unsigned limit)
+{
+	CUdeviceptr p = c->reg[h].ptr[c->me];
+	int dtype = UB_FP16;
+	void *args[] = { &p, &c->me, &c->n, &elems, &seed, &kind, &dtype, &limit };
+
+	UB_CU(c->b, ub_launch_on(c->d, c->d->stream, c->d->pattern, (unsigned)c->d->sms, 256, args));
+	if (ub_sync_check(c, 0) != 0)
+		return -1;
+	return ub_barrier(c->b);
+}
+
+/* The final buffers after `reps` in-place runs, checked on the GPU against
+ * the pattern: 0, or -1 with the first mismatch named. */
+static int verify_final(struct ub_comm *c, int h, size_t elems, unsigned seed, int kind, unsigned limit, int reps)
+{
+	static CUdeviceptr bad;
+	unsigned long long got[2] = { 0, 0 };
+	CUdeviceptr p = c->reg[h].ptr[c->me];
+	int dtype = UB_FP16;
+	void *args[] = { &p, &c->me, &c->n, &elems, &seed, &kind, &dtype, &limit, &reps, &bad };
+
+	if (!bad)
+		UB_CU(c->b, cuMemAlloc(&bad, sizeof got));
+	UB_CU(c->b, cuMemsetD8(bad, 0, sizeof got));
+	UB_CU(c->b, ub_launch_on(c->d, c->d->stream, c->d->verify, (unsigned)c->d->sms, 256, args));
+	if (ub_sync_check(c, 0) != 0)
+		return -1;
+	UB_CU(c->b, cuMemcpyDtoH(got, bad, sizeof got));
+	if (got[0] == 0)
+		return 0;
+	ub_log(c->b, "MISMATCH: %llu elements of the final %s buffer are wrong, the first at %llu", got[0],
+	       kind ? "reduce-scatter" : "all-gather", got[1]);
+	return -1;
+}
+
+/* Time `iters` of one variant on this rank's stream; the job's time is the
+ * slowest rank's. The buffers are filled before and verified after. */
 static int time_op(struct ub_comm *c, int h, int op, int ce, size_t s, int iters, double *ms)
 {
 	size_t chunk = s / (size_t)c->n;
+	unsigned seed = (unsigned)(s >> 4) ^ (unsigned)(op * 2 + ce + 1);
+	/* reduce-scatter in place adds the others' chunks again each time: keep the sum exact in fp16 */
+	unsigned limit = ub_small_limit(UB_FP16, 1 + (iters + 2) * (c->n - 1));
 	CUevent e0, e1;
 	float t = 0;
 	float all[UB_MAX_RANKS];
 
+	if (fill_inputs(c, h, chunk / 2, seed, op, limit) != 0)
+		return -1;
 	UB_CU(c->b, cuEventCreate(&e0, CU_EVENT_DEFAULT));
 	UB_CU(c->b, cuEventCreate(&e1, CU_EVENT_DEFAULT));
 	for (int w = 0; w < 2; w++) /* warm-up */
-		if ((op == 0 ? ub_ag(c, h, chunk, ce, 1) : ub_rs(c, h, chunk, UB_BF16, ce, 1)) != 0)
+		if ((op == 0 ? ub_ag(c, h, chunk, ce, 1) : ub_rs(c, h, chunk, UB_FP16, ce, 1)) != 0)
 			return -1;
 	if (ub_sync_check(c, 0) != 0 || ub_barrier(c->b) != 0)
 		return -1;
 	UB_CU(c->b, cuEventRecord(e0, c->d->stream));
 	for (int i = 0; i < iters; i++)
-		if ((op == 0 ? ub_ag(c, h, chunk, ce, 1) : ub_rs(c, h, chunk, UB_BF16, ce, 1)) != 0)
+		if ((op == 0 ? ub_ag(c, h, chunk, ce, 1) : ub_rs(c, h, chunk, UB_FP16, ce, 1)) != 0)
 			return -1;
 	UB_CU(c->b, cuEventRecord(e1, c->d->stream));
 	if (ub_sync_check(c, 0) != 0)
@@ -46,6 +90,8 @@ static int time_op(struct ub_comm *c, int h, int op, int ce, size_t s, int iters
 	UB_CU(c->b, cuEventElapsedTime(&t, e0, e1));
 	cuEventDestroy(e0);
 	cuEventDestroy(e1);
+	if (verify_final(c, h, chunk / 2, seed, op, limit, iters + 2) != 0)
+		return -1;
 	if (ub_allgather(c->b, &t, sizeof t, all) != 0)
 		return -1;
 	*ms = 0;
@@ -89,7 +135,7 @@ static int bench_rank(struct ub_boot *b, void *arg)
 				double alg = (double)s / (ms * 1e-3) / 1e9;
 				if (b->rank == 0)
 					printf("ub-bench shim=%s op=%s variant=%s ranks=%d gpus=%d bytes=%zu iters=%d "
-					       "time_us=%.1f algbw_GBps=%.2f busbw_GBps=%.2f\n",
+					       "time_us=%.1f algbw_GBps=%.2f busbw_GBps=%.2f verified=yes\n",
 					       o->shim, op == 0 ? "allgather" : "reducescatter", ce ? "ce" : "sm", b->n,
 					       o->gpus, s, iters, ms * 1e3, alg, alg * (b->n - 1) / b->n);
 			}

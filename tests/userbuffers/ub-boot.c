@@ -451,8 +451,8 @@ int ub_launch(int n, ub_rank_fn fn, void *arg, int job_timeout_s)
 			b.rank = i;
 			b.hub = connect_hub(&b);
 			int rc = b.hub < 0 ? 1 : fn(&b, arg);
-			fflush(NULL);
-			_exit(rc);
+			/* exit, not _exit: the shim's summary and trace are written at exit. */
+			exit(rc);
 		}
 	}
 	/* Accept the n ranks; the first message names the rank. */

@@ -117,7 +117,14 @@ int ub_dev_open(struct ub_boot *b, struct ub_dev *d, int ngpus, const char *rout
 	F(p2p_signal);
 	F(p2p_recv);
 	F(fill_i32);
+	F(pattern);
+	F(verify);
+	F(sleep);
 #undef F
+	/* Cooperative launches: the grid may not exceed the blocks resident at once. */
+	int fit = 0;
+	UB_CU(b, cuOccupancyMaxActiveBlocksPerMultiprocessor(&fit, d->rs_pullsum, 512, 0));
+	d->max_grid = (unsigned)(fit > 0 ? fit : 1) * (unsigned)d->sms;
 	/* UB_TIMEOUT: seconds -> clock64 cycles, as TE does (1000 * clockRate_kHz * s). */
 	d->timeout_cycles = (long long)(timeout_s * 1000.0 * (khz > 0 ? khz : 2000000));
 	if (ub_vmm_init(&d->vmm, route) != 0) {
@@ -138,7 +145,7 @@ void ub_dev_close(struct ub_dev *d)
 	memset(d, 0, sizeof *d);
 }
 
-/* ---- multicast: TE's NVLS window, compiled only with --enable-multicast ---- */
+/* ---- multicast: the seed's decision, compiled only with --enable-multicast ---- */
 const char *ub_mc_built(void)
 {
 #ifdef UB_MULTICAST
@@ -149,74 +156,67 @@ const char *ub_mc_built(void)
 }
 
 #ifdef UB_MULTICAST
-/* Never reached on shared GPU machines: built only with --enable-multicast and
- * run only with --multicast. Returns 0 with the window made, 1 to fall back. */
-static int mc_try(struct ub_comm *c)
-{
-	struct ub_boot *b = c->b;
-	int supported = 0, ok, all[UB_MAX_RANKS], fd = -1, from;
-	size_t gran = 0;
-	CUmulticastObjectProp mp = { 0 };
-	CUmemGenericAllocationHandle mc = 0;
-	CUresult rc;
+/* The entry points TE's NVLS window needs (A4 of the reference). */
+static const char *const mc_names[] = { "cuMulticastGetGranularity", "cuMulticastCreate", "cuMulticastAddDevice",
+					"cuMulticastBindMem", "cuMulticastUnbind" };
 
-	cuDeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, c->d->dev);
-	mp.numDevices = (unsigned)c->n;
-	mp.handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
-	mp.size = 2 << 20;
-	rc = cuMulticastGetGranularity(&gran, &mp, CU_MULTICAST_GRANULARITY_MINIMUM);
-	ok = supported && rc == CUDA_SUCCESS;
-	if (rc != CUDA_SUCCESS)
-		ub_log(b, "multicast: cuMulticastGetGranularity: %s", ub_err(rc));
-	else if (!supported)
-		ub_log(b, "multicast: the device does not support it");
-	if (ok && c->me == 0) {
-		mp.size = gran;
-		rc = cuMulticastCreate(&mc, &mp);
-		if (rc != CUDA_SUCCESS) {
-			ub_log(b, "multicast: cuMulticastCreate: %s", ub_err(rc));
-			ok = 0;
-		} else if ((rc = cuMemExportToShareableHandle(&fd, mc, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0))) {
-			ub_log(b, "multicast: export: %s", ub_err(rc));
-			ok = 0;
-		}
-	}
-	if (ub_allgather(b, &ok, sizeof ok, all) != 0)
-		return -1;
-	for (int i = 0; i < c->n; i++)
-		ok = ok && all[i];
-	if (ok) {
-		int sock = ub_fd_socket(b);
-		if (sock < 0 || ub_barrier(b) != 0)
+/* Asks the build's route for one multicast entry point: 1 when the driver
+ * offers it, 0 when it is proven missing (a successful lookup that names it
+ * absent or too new), -1 when the lookup itself failed; `why` says which. */
+static int mc_lookup(const char *name, char *why, size_t len)
+{
+	int result, status;
+	void *fn = NULL;
+#ifdef RTROUTE
+	fn = rtroute_probe(name, &result, &status);
+	snprintf(why, len, "cudaGetDriverEntryPointByVersion(%s, %d): %s, status %d", name, rtroute_pin(),
+		 rtroute_error_name(result), status);
+#else
+	/* The driver route at TE's 12010, or the driver's own version when older. */
+	CUdriverProcAddressQueryResult q = (CUdriverProcAddressQueryResult)-1;
+	int dv = 0, pin = 12010;
+
+	if (cuDriverGetVersion(&dv) == CUDA_SUCCESS && dv > 0 && dv < pin)
+		pin = dv;
+	result = (int)cuGetProcAddress(name, &fn, pin, CU_GET_PROC_ADDRESS_DEFAULT, &q);
+	status = (int)q;
+	snprintf(why, len, "cuGetProcAddress(%s, %d): %s, status %d", name, pin, ub_err((CUresult)result), status);
+#endif
+	if (result == 0 && fn && status == 0)
+		return 1;
+	return result == 0 && !fn && (status == 1 || status == 2) ? 0 : -1;
+}
+
+/* 0 when every multicast entry point is missing; else -1, saying which is not. */
+static int mc_all_missing(struct ub_boot *b, int verbose)
+{
+	char why[256];
+
+	for (size_t i = 0; i < sizeof mc_names / sizeof *mc_names; i++) {
+		int r = mc_lookup(mc_names[i], why, sizeof why);
+		if (r != 0) {
+			ub_log(b, "multicast: REFUSING to run: %s %s (%s). This build has the multicast path compiled "
+				  "in; run it only under cushim with CUSHIM_HIDE='cuMulticast*' or "
+				  "CUSHIM_DRIVER_VERSION=12.0, never on a shared GPU machine's real driver",
+			       mc_names[i], r > 0 ? "is offered by the driver" : "could not be looked up", why);
 			return -1;
-		if (c->me == 0) {
-			for (int p = 1; p < c->n; p++)
-				if (ub_fd_send(b, sock, p, &fd, 1) != 0)
-					ok = 0;
-		} else if (ub_fd_recv(b, sock, &fd, 1, &from, 30000) != 1)
-			ok = 0;
-		close(sock);
-		if (ok && c->me != 0 &&
-		    cuMemImportFromShareableHandle(&mc, (void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
-			ok = 0;
-		if (fd >= 0)
-			close(fd);
-		if (ok && (rc = cuMulticastAddDevice(mc, c->d->dev)) != CUDA_SUCCESS) {
-			ub_log(b, "multicast: cuMulticastAddDevice: %s", ub_err(rc));
-			ok = 0;
 		}
-		/* The sample has no multimem kernels: the object proves the setup and is
-		 * released; the collectives stay on the unicast path either way. */
-		if (mc)
-			cuMemRelease(mc);
-		if (ub_allgather(b, &ok, sizeof ok, all) != 0)
-			return -1;
-		for (int i = 0; i < c->n; i++)
-			ok = ok && all[i];
+		if (verbose)
+			ub_log(b, "multicast: %s is missing (%s)", mc_names[i], why);
 	}
-	return ok ? 0 : 1;
+	return 0;
 }
 #endif
+
+int ub_mc_guard(struct ub_boot *b)
+{
+#ifdef UB_MULTICAST
+	return mc_all_missing(b, 0);
+#else
+	(void)b;
+	return 0;
+#endif
+}
 
 int ub_mc_setup(struct ub_comm *c, int requested)
 {
@@ -225,14 +225,11 @@ int ub_mc_setup(struct ub_comm *c, int requested)
 		return 1;
 	}
 #ifdef UB_MULTICAST
-	int r = mc_try(c);
-	if (r == 0) {
-		ub_log(c->b, "multicast: window created (collectives still use the unicast kernels)");
-		return 0;
-	}
-	if (r < 0)
+	/* The sample has no multimem kernels and never calls a multicast function:
+	 * it asks for them, as TE does, and must learn that they are missing. */
+	if (mc_all_missing(c->b, c->me == 0) != 0)
 		return -1;
-	ub_log(c->b, "multicast: unavailable; falling back to the unicast path");
+	ub_log(c->b, "multicast: the driver offers no multicast entry points; falling back to the unicast path");
 	return 1;
 #else
 	ub_log(c->b, "multicast: requested but not built (configure --enable-multicast); falling back to the "
@@ -389,9 +386,28 @@ int ub_comm_destroy(struct ub_comm *c)
 }
 
 /* ---- collectives ---- */
+CUresult ub_launch_on(struct ub_dev *d, CUstream s, CUfunction f, unsigned grid, unsigned block, void **args)
+{
+	CUlaunchAttribute attr;
+	CUlaunchConfig cfg;
+
+	memset(&attr, 0, sizeof attr);
+	memset(&cfg, 0, sizeof cfg);
+	attr.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE; /* TE launches with cudaLaunchKernelExC, cooperative */
+	attr.value.cooperative = 1;
+	cfg.gridDimX = grid < d->max_grid ? grid : d->max_grid;
+	cfg.gridDimY = cfg.gridDimZ = 1;
+	cfg.blockDimX = block;
+	cfg.blockDimY = cfg.blockDimZ = 1;
+	cfg.hStream = s;
+	cfg.attrs = &attr;
+	cfg.numAttrs = 1;
+	return cuLaunchKernelEx(&cfg, f, args, NULL);
+}
+
 int ub_launch_kernel(struct ub_dev *d, CUfunction f, unsigned grid, unsigned block, void **args)
 {
-	return cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, d->stream, args, NULL) == CUDA_SUCCESS ? 0 : -1;
+	return ub_launch_on(d, d->stream, f, grid, block, args) == CUDA_SUCCESS ? 0 : -1;
 }
 
 static unsigned grid_for(struct ub_dev *d, size_t bytes)
@@ -402,16 +418,29 @@ static unsigned grid_for(struct ub_dev *d, size_t bytes)
 	return g ? (unsigned)g : 1;
 }
 
+int ub_reserve_scratch(struct ub_comm *c, size_t need)
+{
+	if (need <= c->scratch_size)
+		return 0;
+	if (c->scratch)
+		UB_CU(c->b, cuMemFree(c->scratch));
+	c->scratch = 0;
+	c->scratch_size = 0;
+	UB_CU(c->b, cuMemAlloc(&c->scratch, need));
+	c->scratch_size = need;
+	return 0;
+}
+
 #define TABLES(c, h)                                                                                  \
 	CUdeviceptr flagp = (c)->reg[0].ptr[(c)->me];                                                  \
 	CUdeviceptr datap = (c)->reg[0].ptr[(c)->me] + (CUdeviceptr)(h) * (CUdeviceptr)(c)->n * 8;     \
 	(void)datap
 
-static int barrier_kernel(struct ub_comm *c, int signal)
+int ub_barrier_kernel(struct ub_comm *c, int signal)
 {
 	TABLES(c, 0);
 	void *args[] = { &flagp, &c->me, &c->n, &c->d->timeout_cycles, &signal };
-	UB_CU(c->b, cuLaunchKernel(c->d->barrier, 1, 1, 1, 32, 1, 1, 0, c->d->stream, args, NULL));
+	UB_CU(c->b, ub_launch_on(c->d, c->d->stream, c->d->barrier, 1, 32, args));
 	return 0;
 }
 
@@ -422,8 +451,7 @@ int ub_ag(struct ub_comm *c, int h, size_t chunk, int ce, int signal)
 
 	if (!ce) {
 		void *args[] = { &flagp, &datap, &c->me, &c->n, &chunk, &c->d->timeout_cycles, &signal };
-		UB_CU(c->b, cuLaunchKernel(c->d->ag_push, grid_for(c->d, chunk), 1, 1, 512, 1, 1, 0, c->d->stream,
-					   args, NULL));
+		UB_CU(c->b, ub_launch_on(c->d, c->d->stream, c->d->ag_push, grid_for(c->d, chunk), 512, args));
 		return 0;
 	}
 	for (int k = 1; k < c->n; k++) {
@@ -431,7 +459,7 @@ int ub_ag(struct ub_comm *c, int h, size_t chunk, int ce, int signal)
 		CUdeviceptr off = (CUdeviceptr)(chunk * (size_t)c->me);
 		UB_CU(c->b, cuMemcpyDtoDAsync(r->ptr[p] + off, r->ptr[c->me] + off, chunk, c->d->stream));
 	}
-	return barrier_kernel(c, signal); /* the exit barrier */
+	return ub_barrier_kernel(c, signal); /* the exit barrier */
 }
 
 int ub_rs(struct ub_comm *c, int h, size_t chunk, int dtype, int ce, int signal)
@@ -441,19 +469,12 @@ int ub_rs(struct ub_comm *c, int h, size_t chunk, int dtype, int ce, int signal)
 
 	if (!ce) {
 		void *args[] = { &flagp, &datap, &c->me, &c->n, &chunk, &dtype, &c->d->timeout_cycles, &signal };
-		UB_CU(c->b, cuLaunchKernel(c->d->rs_pullsum, grid_for(c->d, chunk), 1, 1, 512, 1, 1, 0,
-					   c->d->stream, args, NULL));
+		UB_CU(c->b, ub_launch_on(c->d, c->d->stream, c->d->rs_pullsum, grid_for(c->d, chunk), 512, args));
 		return 0;
 	}
-	size_t need = chunk * (size_t)(c->n - 1);
-	if (need > c->scratch_size) {
-		if (c->scratch)
-			UB_CU(c->b, cuMemFree(c->scratch));
-		c->scratch = 0;
-		UB_CU(c->b, cuMemAlloc(&c->scratch, need));
-		c->scratch_size = need;
-	}
-	if (barrier_kernel(c, signal) != 0) /* entry: every rank's input is ready */
+	if (ub_reserve_scratch(c, chunk * (size_t)(c->n - 1)) != 0)
+		return -1;
+	if (ub_barrier_kernel(c, signal) != 0) /* entry: every rank's input is ready */
 		return -1;
 	for (int k = 1; k < c->n; k++) {
 		int p = (c->me + k) % c->n;
@@ -463,9 +484,8 @@ int ub_rs(struct ub_comm *c, int h, size_t chunk, int dtype, int ce, int signal)
 	CUdeviceptr dst = r->ptr[c->me] + (CUdeviceptr)(chunk * (size_t)c->me);
 	int nsrc = c->n - 1;
 	void *args[] = { &dst, &c->scratch, &nsrc, &chunk, &dtype };
-	UB_CU(c->b, cuLaunchKernel(c->d->sum_local, grid_for(c->d, chunk), 1, 1, 512, 1, 1, 0, c->d->stream, args,
-				   NULL));
-	return barrier_kernel(c, signal); /* exit: the inputs may be reused */
+	UB_CU(c->b, ub_launch_on(c->d, c->d->stream, c->d->sum_local, grid_for(c->d, chunk), 512, args));
+	return ub_barrier_kernel(c, signal); /* exit: the inputs may be reused */
 }
 
 int ub_ring(struct ub_comm *c, int h, size_t chunk, int ce, int signal)
@@ -477,18 +497,17 @@ int ub_ring(struct ub_comm *c, int h, size_t chunk, int ce, int signal)
 
 	if (!ce) {
 		void *args[] = { &flagp, &datap, &c->me, &next, &h, &off, &off, &chunk, &signal };
-		UB_CU(c->b, cuLaunchKernel(c->d->p2p_send, grid_for(c->d, chunk), 1, 1, 512, 1, 1, 0, c->d->stream,
-					   args, NULL));
+		UB_CU(c->b, ub_launch_on(c->d, c->d->stream, c->d->p2p_send, grid_for(c->d, chunk), 512, args));
 	} else {
 		UB_CU(c->b, cuMemcpyDtoDAsync(r->ptr[next] + (CUdeviceptr)off, r->ptr[c->me] + (CUdeviceptr)off, chunk,
 					      c->d->stream));
 		if (signal) {
 			void *args[] = { &flagp, &c->me, &next, &h };
-			UB_CU(c->b, cuLaunchKernel(c->d->p2p_signal, 1, 1, 1, 1, 1, 1, 0, c->d->stream, args, NULL));
+			UB_CU(c->b, ub_launch_on(c->d, c->d->stream, c->d->p2p_signal, 1, 1, args));
 		}
 	}
 	void *rargs[] = { &flagp, &c->recv_id, &c->me, &prev, &h, &c->d->timeout_cycles };
-	UB_CU(c->b, cuLaunchKernel(c->d->p2p_recv, 1, 1, 1, 1, 1, 1, 0, c->d->stream, rargs, NULL));
+	UB_CU(c->b, ub_launch_on(c->d, c->d->stream, c->d->p2p_recv, 1, 1, rargs));
 	return 0;
 }
 

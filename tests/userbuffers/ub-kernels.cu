@@ -213,6 +213,65 @@ __global__ void ub_p2p_recv(int *const *flagp, int *recv_id, int me, int src, in
 	ub_wait(own + UB_P2P(src, region), id, timeout, own, UB_OP_RECV, src);
 }
 
+/* The compute side of the back-to-back case and the benchmark: the inputs of
+ * one collective, made on the GPU from the pattern of ub-layout.h. kind 0
+ * (all-gather, ring): my chunk raw, the others the sentinel; kind 1
+ * (reduce-scatter): every chunk small integers below `limit`. */
+__global__ void ub_pattern(uint16_t *buf, int me, int n, size_t elems, unsigned seed, int kind, int dtype,
+			   unsigned limit)
+{
+	size_t total = elems * (size_t)n;
+
+	for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < total; k += (size_t)gridDim.x * blockDim.x) {
+		int q = (int)(k / elems);
+		size_t i = k % elems;
+		buf[k] = (uint16_t)(kind == 0 ? (q == me ? ub_raw(me, 0, i, seed) : UB_SENTINEL)
+					 : ub_half_bits(ub_small(me, q, i, seed, limit), dtype));
+	}
+}
+
+/* The benchmark's check of its final buffers: after `reps` in-place
+ * collectives on ub_pattern's inputs, all-gather leaves every rank's raw
+ * chunk; reduce-scatter leaves my chunk at mine + reps * the others' sum and
+ * the rest untouched. Counts mismatches in bad[0], the first index in bad[1]. */
+__global__ void ub_verify(const uint16_t *buf, int me, int n, size_t elems, unsigned seed, int kind, int dtype,
+			  unsigned limit, int reps, unsigned long long *bad)
+{
+	size_t total = elems * (size_t)n;
+
+	for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < total; k += (size_t)gridDim.x * blockDim.x) {
+		int q = (int)(k / elems);
+		size_t i = k % elems;
+		unsigned want;
+
+		if (kind == 0) {
+			want = ub_raw(q, 0, i, seed);
+		} else if (q != me) {
+			want = ub_half_bits(ub_small(me, q, i, seed, limit), dtype);
+		} else {
+			unsigned others = 0;
+			for (int p = 0; p < n; p++)
+				others += p == me ? 0 : ub_small(p, q, i, seed, limit);
+			want = ub_half_bits(ub_small(me, q, i, seed, limit) + (unsigned)reps * others, dtype);
+		}
+		if (buf[k] != want && atomicAdd(bad, 1ull) == 0)
+			bad[1] = k;
+	}
+}
+
+/* A delay on the compute stream (%globaltimer, bounded by construction): work
+ * queued behind it that is not ordered after it reads stale data. */
+__global__ void ub_sleep(unsigned long long ns)
+{
+	unsigned long long t0, t;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+	do {
+		__nanosleep(10000);
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	} while (t - t0 < ns);
+}
+
 /* memMapIPCDrv's kernel: fill a buffer with one int. */
 __global__ void ub_fill_i32(int *p, int v, size_t n)
 {

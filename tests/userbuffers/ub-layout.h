@@ -27,4 +27,57 @@ enum { UB_OP_AG = 1, UB_OP_RS_ENTRY, UB_OP_RS_EXIT, UB_OP_RECV, UB_OP_BARRIER };
 /* Element types. */
 enum { UB_BF16 = 0, UB_FP16 = 1 };
 
+/* The data: a hash of (rank, chunk, element, seed), so that no pattern
+ * repeats (a shifted or misplaced line never matches) and every run differs by
+ * its seed. Shared by the host checks and the kernels. */
+#ifdef __CUDACC__
+#define UB_HD __host__ __device__
+#else
+#define UB_HD
+#endif
+#define UB_SENTINEL 0xFFFFu /* a NaN in both types: never a result, never a pattern */
+static inline UB_HD unsigned ub_mix(unsigned x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352du;
+	x ^= x >> 15;
+	x *= 0x846ca68bu;
+	x ^= x >> 16;
+	return x;
+}
+static inline UB_HD unsigned ub_hash(int rank, int chunk, unsigned long long i, unsigned seed)
+{
+	unsigned k = ub_mix(seed * 0x9e3779b9u ^ (unsigned)rank << 20 ^ (unsigned)chunk);
+	return ub_mix(k ^ ub_mix((unsigned)i ^ ub_mix((unsigned)(i >> 32) + k)));
+}
+/* Raw 16-bit data (all-gather, ring: copied, never computed on). */
+static inline UB_HD unsigned ub_raw(int rank, int chunk, unsigned long long i, unsigned seed)
+{
+	unsigned v = ub_hash(rank, chunk, i, seed) & 0xffffu;
+	return v == UB_SENTINEL ? 0x7c01u : v;
+}
+/* An integer below `limit` (reduce-scatter: sums stay exact), and its bits. */
+static inline UB_HD unsigned ub_small(int rank, int chunk, unsigned long long i, unsigned seed, unsigned limit)
+{
+	return ub_hash(rank, chunk, i, seed) % limit;
+}
+static inline UB_HD unsigned ub_half_bits(unsigned v, int dtype)
+{
+	unsigned e = 0, m = dtype == UB_BF16 ? 7 : 10, bias = dtype == UB_BF16 ? 127 : 15;
+
+	if (v == 0)
+		return 0;
+	while ((v >> e) > 1)
+		e++;
+	/* exact while v fits the mantissa: up to 256 in bf16, 2048 in fp16 */
+	return ((e + bias) << m) | ((e <= m ? v << (m - e) : v >> (e - m)) & ((1u << m) - 1));
+}
+/* The largest value of a reduce-scatter input such that `terms` of them sum exactly. */
+static inline UB_HD unsigned ub_small_limit(int dtype, int terms)
+{
+	unsigned top = dtype == UB_BF16 ? 256u : 2048u;
+	unsigned l = top / (unsigned)(terms > 0 ? terms : 1);
+	return l > 0 ? l : 1;
+}
+
 #endif

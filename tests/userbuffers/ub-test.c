@@ -23,33 +23,64 @@ struct opts {
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: ub-test [--ranks N] [--gpus G] [--mode all|ag|rs|ring|ce-ag|ce-rs|ce-ring|timeout|memmap]\n"
+		"usage: ub-test [--ranks N] [--gpus G]\n"
+		"               [--mode all|ag|rs|ring|ce-ag|ce-rs|ce-ring|burst|timeout|memmap]\n"
 		"               [--dtype bf16|fp16] [--iters K] [--elems E] [--route direct|proc] [--cycles C]\n"
 		"               [--timeout S] [--withhold R] [--multicast] [--corrupt] [--no-memcheck] [--features]\n");
 	exit(1);
 }
 
-/* Integer values are exact in bf16 (<= 256) and fp16 (<= 2048). */
-static uint16_t to_half(unsigned v, int dtype)
+enum { OP_AG, OP_RS, OP_RING };
+static const char *const op_names[] = { "all-gather", "reduce-scatter", "ring sendrecv" };
+
+/* The seed of one (operation, iteration): every run of a case sees new data. */
+static unsigned seed_of(int op, int it, int k)
 {
-	if (dtype == UB_BF16) {
-		float f = (float)v;
-		uint32_t u;
-		memcpy(&u, &f, 4);
-		return (uint16_t)(u >> 16);
-	}
-	if (v == 0)
-		return 0;
-	int e = 31 - __builtin_clz(v);
-	return (uint16_t)(((unsigned)(e + 15) << 10) | ((v << (10 - e)) & 0x3ffu));
+	return (unsigned)(it * 64 + k * 4 + op + 1);
 }
 
-#define SENTINEL 0xFFFFu /* a NaN in both types: never a result */
-
-/* Rank r's value for element i of chunk q in iteration it; sums of n stay below 256. */
-static unsigned val(int r, int q, size_t i, int it, int n)
+/* Rank me's input, element i of chunk q (as ub_pattern makes it on the GPU). */
+static uint16_t input_of(int op, int me, int q, size_t i, unsigned seed, int dtype, unsigned limit)
 {
-	return (unsigned)((size_t)r * 13 + (size_t)q * 3 + i * 7 + (size_t)it * 5) % (256u / (unsigned)n);
+	if (op == OP_RS)
+		return (uint16_t)ub_half_bits(ub_small(me, q, i, seed, limit), dtype);
+	return (uint16_t)(q == me ? ub_raw(me, 0, i, seed) : UB_SENTINEL);
+}
+
+/* What rank me must hold in element i of chunk q after the operation. */
+static uint16_t expect_of(int op, int me, int n, int q, size_t i, unsigned seed, int dtype, unsigned limit)
+{
+	int prev = (me - 1 + n) % n;
+	unsigned s = 0;
+
+	if (op == OP_AG)
+		return (uint16_t)ub_raw(q, 0, i, seed);
+	if (op == OP_RING)
+		return (uint16_t)(q == me || q == prev ? ub_raw(q, 0, i, seed) : UB_SENTINEL);
+	if (q != me)
+		return input_of(op, me, q, i, seed, dtype, limit);
+	for (int p = 0; p < n; p++)
+		s += ub_small(p, q, i, seed, limit);
+	return (uint16_t)ub_half_bits(s, dtype);
+}
+
+/* Mismatches of rank me's buffer `host` (n chunks of E) against expect_of;
+ * the first is logged. */
+static long check_buf(struct ub_boot *b, const uint16_t *host, int op, int ce, size_t E, unsigned seed, int dtype,
+		      const char *when)
+{
+	unsigned limit = ub_small_limit(dtype, b->n);
+	long bad = 0;
+
+	for (int q = 0; q < b->n; q++)
+		for (size_t i = 0; i < E; i++) {
+			uint16_t want = expect_of(op, b->rank, b->n, q, i, seed, dtype, limit);
+			uint16_t got = host[(size_t)q * E + i];
+			if (got != want && bad++ == 0)
+				ub_log(b, "MISMATCH %s%s %s: chunk %d element %zu is 0x%04x, wanted 0x%04x",
+				       ce ? "copy-engine " : "", op_names[op], when, q, i, got, want);
+		}
+	return bad;
 }
 
 static double now_s(void)
@@ -59,20 +90,17 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-enum { OP_AG, OP_RS, OP_RING };
-static const char *const op_names[] = { "all-gather", "reduce-scatter", "ring sendrecv" };
-
 /* Fill, run, check one (op, variant, iteration). Returns mismatches, or -1. */
 static long one_iter(struct ub_comm *c, int h, int op, int ce, int it, const struct opts *o, uint16_t *host)
 {
-	int n = c->n, me = c->me, prev = (me - 1 + n) % n;
+	int n = c->n, me = c->me;
 	size_t E = o->elems, chunk = E * 2;
-	long bad = 0;
+	unsigned seed = seed_of(op, it, 0), limit = ub_small_limit(o->dtype, n);
+	char when[32];
 
 	for (int q = 0; q < n; q++)
 		for (size_t i = 0; i < E; i++)
-			host[(size_t)q * E + i] = op == OP_RS ? to_half(val(me, q, i, it, n), o->dtype)
-					       : q == me ? to_half(val(me, 0, i, it, n), o->dtype) : SENTINEL;
+			host[(size_t)q * E + i] = input_of(op, me, q, i, seed, o->dtype, limit);
 	UB_CU(c->b, cuMemcpyHtoD(c->reg[h].ptr[me], host, chunk * (size_t)n));
 	UB_CU(c->b, cuCtxSynchronize());
 	if (ub_barrier(c->b) != 0)
@@ -82,23 +110,8 @@ static long one_iter(struct ub_comm *c, int h, int op, int ce, int it, const str
 	if (rc != 0 || ub_sync_check(c, 0) != 0)
 		return -1;
 	UB_CU(c->b, cuMemcpyDtoH(host, c->reg[h].ptr[me], chunk * (size_t)n));
-	for (int q = 0; q < n; q++)
-		for (size_t i = 0; i < E; i++) {
-			unsigned want;
-			if (op == OP_AG)
-				want = to_half(val(q, 0, i, it, n), o->dtype);
-			else if (op == OP_RS) {
-				unsigned s = 0;
-				for (int p = 0; p < n; p++)
-					s += val(p, q, i, it, n);
-				want = q == me ? to_half(s, o->dtype) : to_half(val(me, q, i, it, n), o->dtype);
-			} else
-				want = q == me || q == prev ? to_half(val(q, 0, i, it, n), o->dtype) : SENTINEL;
-			uint16_t got = host[(size_t)q * E + i];
-			if (got != want && bad++ == 0)
-				ub_log(c->b, "MISMATCH %s%s iter %d: chunk %d element %zu is 0x%04x, wanted 0x%04x",
-				       ce ? "copy-engine " : "", op_names[op], it, q, i, got, want);
-		}
+	snprintf(when, sizeof when, "iter %d", it);
+	long bad = check_buf(c->b, host, op, ce, E, seed, o->dtype, when);
 	if (ub_barrier(c->b) != 0) /* nobody pushes the next iteration into a buffer being checked */
 		return -1;
 	return bad;
@@ -138,6 +151,142 @@ static int run_collectives(struct ub_boot *b, struct ub_dev *d, const struct opt
 	if (ub_comm_destroy(&c) != 0)
 		fail = 1;
 	free(host);
+	return fail;
+}
+
+/* ---- back to back: K collectives of mixed kinds, no host synchronisation ---- */
+#define BURST_K 8
+static const struct {
+	int op, ce;
+} burst_ops[BURST_K] = { { OP_AG, 0 }, { OP_RS, 0 }, { OP_RING, 0 }, { OP_AG, 1 },
+			 { OP_RS, 1 }, { OP_RING, 1 }, { OP_RS, 0 }, { OP_AG, 0 } };
+
+struct burst {
+	struct ub_comm c;
+	int h[BURST_K];
+	CUstream compute;
+	CUevent in, out;
+	CUdeviceptr results; /* iters x K copies of my buffer, made by the compute stream */
+	size_t bytes;        /* one buffer: n chunks */
+};
+
+/* One iteration, all queued: the compute stream (after a delay) makes the K
+ * inputs and records `in`; the comm stream waits on it, passes an entry
+ * barrier, runs the K collectives and an exit barrier, records `out`; the
+ * compute stream waits on that and copies the K results away. */
+static int burst_queue(struct burst *u, int it, const struct opts *o)
+{
+	struct ub_comm *c = &u->c;
+	struct ub_dev *d = c->d;
+	unsigned long long delay = 20000000ull; /* 20 ms: unordered work would read stale inputs */
+	size_t E = o->elems, chunk = E * 2;
+	unsigned limit = ub_small_limit(o->dtype, c->n);
+	void *sa[] = { &delay };
+
+	UB_CU(c->b, ub_launch_on(d, u->compute, d->sleep, 1, 1, sa));
+	for (int k = 0; k < BURST_K; k++) {
+		CUdeviceptr p = c->reg[u->h[k]].ptr[c->me];
+		unsigned seed = seed_of(burst_ops[k].op, it, k);
+		int kind = burst_ops[k].op == OP_RS, dtype = o->dtype;
+		void *args[] = { &p, &c->me, &c->n, &E, &seed, &kind, &dtype, &limit };
+		UB_CU(c->b, ub_launch_on(d, u->compute, d->pattern, (unsigned)d->sms, 256, args));
+	}
+	UB_CU(c->b, cuEventRecord(u->in, u->compute));
+	UB_CU(c->b, cuStreamWaitEvent(d->stream, u->in, 0));
+	if (ub_barrier_kernel(c, 1) != 0)
+		return -1;
+	for (int k = 0; k < BURST_K; k++) {
+		int op = burst_ops[k].op, ce = burst_ops[k].ce, h = u->h[k];
+		int rc = op == OP_AG ? ub_ag(c, h, chunk, ce, 1)
+			 : op == OP_RS ? ub_rs(c, h, chunk, o->dtype, ce, 1) : ub_ring(c, h, chunk, ce, 1);
+		if (rc != 0)
+			return -1;
+	}
+	if (ub_barrier_kernel(c, 1) != 0)
+		return -1;
+	UB_CU(c->b, cuEventRecord(u->out, d->stream));
+	UB_CU(c->b, cuStreamWaitEvent(u->compute, u->out, 0));
+	for (int k = 0; k < BURST_K; k++)
+		UB_CU(c->b, cuMemcpyDtoDAsync(u->results + (CUdeviceptr)(u->bytes * (size_t)(it * BURST_K + k)),
+					      c->reg[u->h[k]].ptr[c->me], u->bytes, u->compute));
+	return 0;
+}
+
+/* Every result of every iteration, checked once all are done. */
+static int burst_check(struct burst *u, const struct opts *o)
+{
+	struct ub_boot *b = u->c.b;
+	uint16_t *host = malloc(u->bytes);
+	long bad = 0;
+	char when[48];
+
+	if (!host)
+		return -1;
+	for (int it = 0; it < o->iters && bad == 0; it++)
+		for (int k = 0; k < BURST_K && bad == 0; k++) {
+			CUdeviceptr r = u->results + (CUdeviceptr)(u->bytes * (size_t)(it * BURST_K + k));
+			if (cuMemcpyDtoH(host, r, u->bytes) != CUDA_SUCCESS) {
+				bad = -1;
+				break;
+			}
+			snprintf(when, sizeof when, "back-to-back iter %d op %d", it, k);
+			bad = check_buf(b, host, burst_ops[k].op, burst_ops[k].ce, o->elems,
+					seed_of(burst_ops[k].op, it, k), o->dtype, when);
+		}
+	free(host);
+	return bad == 0 ? 0 : -1;
+}
+
+static int burst_run(struct burst *u, struct ub_boot *b, const struct opts *o)
+{
+	struct ub_comm *c = &u->c;
+
+	u->bytes = o->elems * 2 * (size_t)b->n;
+	for (int k = 0; k < BURST_K; k++)
+		if ((u->h[k] = ub_register(c, u->bytes)) < 0)
+			return -1;
+	if (ub_reserve_scratch(c, o->elems * 2 * (size_t)(b->n - 1)) != 0)
+		return -1;
+	UB_CU(b, cuStreamCreate(&u->compute, CU_STREAM_NON_BLOCKING));
+	UB_CU(b, cuEventCreate(&u->in, CU_EVENT_DISABLE_TIMING));
+	UB_CU(b, cuEventCreate(&u->out, CU_EVENT_DISABLE_TIMING));
+	UB_CU(b, cuMemAlloc(&u->results, u->bytes * BURST_K * (size_t)o->iters));
+	if (ub_barrier(b) != 0)
+		return -1;
+	for (int it = 0; it < o->iters; it++)
+		if (burst_queue(u, it, o) != 0)
+			return -1;
+	UB_CU(b, cuStreamSynchronize(u->compute)); /* the only wait on the host */
+	if (ub_sync_check(c, 0) != 0)
+		return -1;
+	return burst_check(u, o);
+}
+
+static int run_burst(struct ub_boot *b, struct ub_dev *d, const struct opts *o)
+{
+	struct burst u;
+	int fail;
+
+	memset(&u, 0, sizeof u);
+	if (ub_comm_create(&u.c, b, d, o->multicast) != 0)
+		return 1;
+	fail = burst_run(&u, b, o) != 0;
+	if (!fail && b->rank == 0)
+		ub_log(b, "ok burst: %d ranks, %d iterations of %d collectives back to back (ag rs ring ce-ag ce-rs "
+			  "ce-ring rs ag), %zu %s elements per chunk, exact", b->n, o->iters, BURST_K, o->elems,
+		       o->dtype == UB_BF16 ? "bf16" : "fp16");
+	else if (fail)
+		ub_log(b, "FAIL burst: error, timeout or wrong data");
+	if (u.results)
+		cuMemFree(u.results);
+	if (u.in)
+		cuEventDestroy(u.in);
+	if (u.out)
+		cuEventDestroy(u.out);
+	if (u.compute)
+		cuStreamDestroy(u.compute);
+	if (ub_comm_destroy(&u.c) != 0)
+		fail = 1;
 	return fail;
 }
 
@@ -293,11 +442,26 @@ static int rank_main(struct ub_boot *b, void *arg)
 	}
 	if (rc != 0)
 		return 1;
+	if (ub_mc_guard(b) != 0) {
+		ub_dev_close(&d);
+		return 1;
+	}
 	if (b->rank == 0) {
 		Dl_info di;
 		const char *where = dladdr((void *)d.vmm.create, &di) && di.dli_fname ? di.dli_fname : "?";
 		ub_log(b, "device %d, %d SMs; VMM calls by route '%s': cuMemCreate at %p in %s", d.ordinal, d.sms,
 		       d.vmm.route, (void *)d.vmm.create, where);
+#ifdef RTROUTE
+		ub_log(b, "driver calls through the runtime: %s", rtroute_describe());
+#endif
+		/* The driver's error names: every message of the sample relies on them. */
+		const char *name = NULL;
+		if (cuGetErrorName(CUDA_ERROR_NOT_READY, &name) != CUDA_SUCCESS || !name ||
+		    strcmp(name, "CUDA_ERROR_NOT_READY") != 0) {
+			ub_log(b, "FAIL: cuGetErrorName(CUDA_ERROR_NOT_READY) gave %s", name ? name : "nothing");
+			ub_dev_close(&d);
+			return 1;
+		}
 	}
 	for (int cyc = 0; cyc < o->cycles && !fail; cyc++) {
 		int last = cyc == o->cycles - 1, fd0 = 0, fd1;
@@ -314,6 +478,8 @@ static int rank_main(struct ub_boot *b, void *arg)
 			fail = run_memmap(b, &d, o);
 		else if (strcmp(o->mode, "timeout") == 0)
 			fail = run_timeout(b, &d, o);
+		else if (strcmp(o->mode, "burst") == 0)
+			fail = run_burst(b, &d, o);
 		else
 			fail = run_collectives(b, &d, o);
 		if (fail || ub_barrier(b) != 0)

@@ -84,6 +84,8 @@ struct ub_dev {                                    /* per process: device, conte
 	CUstream stream;
 	CUmodule mod;
 	CUfunction ag_push, rs_pullsum, sum_local, barrier, p2p_send, p2p_signal, p2p_recv, fill_i32;
+	CUfunction pattern, verify, sleep;
+	unsigned max_grid;                         /* cooperative launches: blocks that fit at once */
 	long long timeout_cycles;
 	struct ub_vmm vmm;
 };
@@ -120,8 +122,15 @@ int ub_comm_create(struct ub_comm *c, struct ub_boot *b, struct ub_dev *d, int m
 /* Register `bytes` per rank as TE does; returns the handle (region index) or -1. */
 int ub_register(struct ub_comm *c, size_t bytes);
 int ub_comm_destroy(struct ub_comm *c);
-/* The multicast window: 0 when in use, 1 when falling back to unicast, with a message. */
+/* The seed's multicast decision. Built with multicast (UB_MULTICAST), the
+ * sample asks for the multicast entry points and, finding them missing (hidden
+ * by cushim or above an emulated driver's version), falls back to unicast and
+ * says so: 1. It never calls them: when the driver offers them it refuses, -1.
+ * Without UB_MULTICAST it says multicast is not built: 1. */
 int ub_mc_setup(struct ub_comm *c, int requested);
+/* Built with multicast: 0 when every multicast entry point is missing, else
+ * says why it refuses to run and returns -1. Without multicast: 0, no lookups. */
+int ub_mc_guard(struct ub_boot *b);
 const char *ub_mc_built(void);
 
 /* Collectives on region `h` (n chunks of `chunk` bytes each), queued on d->stream.
@@ -130,7 +139,19 @@ int ub_ag(struct ub_comm *c, int h, size_t chunk, int ce, int signal);
 int ub_rs(struct ub_comm *c, int h, size_t chunk, int dtype, int ce, int signal);
 /* Ring: send my chunk to me+1's slot `me`, receive from me-1. */
 int ub_ring(struct ub_comm *c, int h, size_t chunk, int ce, int signal);
+/* The copy-engine reduce-scatter's staging, allocated ahead (cuMemFree between
+ * queued collectives would wait for them). */
+int ub_reserve_scratch(struct ub_comm *c, size_t bytes);
+/* A barrier over the collective block, queued on the comm stream. */
+int ub_barrier_kernel(struct ub_comm *c, int signal);
 /* Synchronise and check the error word: 0, or -1 with a message naming the timeout. */
 int ub_sync_check(struct ub_comm *c, int quiet);
+/* Every kernel goes by cuLaunchKernelEx with the cooperative attribute, on
+ * stream s, the grid capped to what fits on the device at once. */
+CUresult ub_launch_on(struct ub_dev *d, CUstream s, CUfunction f, unsigned grid, unsigned block, void **args);
 int ub_launch_kernel(struct ub_dev *d, CUfunction f, unsigned grid, unsigned block, void **args);
+#ifdef RTROUTE
+/* Last: the declarations above keep the driver's own names. */
+#include "ub-rtroute.h"
+#endif
 #endif

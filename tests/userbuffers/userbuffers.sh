@@ -1,8 +1,20 @@
 #!/bin/sh
-# The Userbuffers suite (issue 6): every case runs plain and under the shim
+# The Userbuffers suite: every case runs plain and under the shim
 # (CUSHIM_HIDE='cuMulticast*'), and the two runs must report the same results.
+# Then the runtime route (ub-test-rt, every driver call through
+# cudaGetDriverEntryPointByVersion as TE makes them): plain, under `cushim run
+# --masquerade`, masquerade with CUSHIM_DRIVER_VERSION=12.0 and masquerade with
+# trace, judged by tests/gpu/suite-checks.sh (sc_rt_checks); and, built with
+# --enable-multicast, the seed's fallback (ub-test-mc, only ever under the shim
+# with the multicast entry points hidden or emulated away).
+# SUITE_CHECK_DIR=DIR runs only the runtime-route checks, on the outputs in DIR.
 # Exit 0 pass, 1 fail, 77 skip (no GPU, or the sample not built: no nvcc).
 : "${top_builddir:=$(pwd)}" "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+. "$top_srcdir/tests/gpu/suite-checks.sh"
+if [ -n "$SUITE_CHECK_DIR" ]; then
+	sc_rt_checks "$SUITE_CHECK_DIR" "$top_srcdir/tests/userbuffers/ub-rtroute.h" "${NGPUS:-1}" && exit 0
+	exit 1
+fi
 . "$top_srcdir/tests/gpu/gpu-env.sh"
 UB="$top_builddir/tests/userbuffers/ub-test"
 if [ ! -x "$UB" ]; then
@@ -111,6 +123,15 @@ both ag-rs-ring.n4.fp16.proc --ranks 4 --dtype fp16 --route proc --iters 3
 both ag-rs-ring.n2.fp16.proc --ranks 2 --dtype fp16 --route proc --iters 3
 both ag-rs-ring.n4.bf16.direct --ranks 4 --dtype bf16 --route direct --iters 3
 
+# Data that exposes errors: 8 ranks on one GPU; buffers whose chunks cross
+# the 2 MiB granules, up to 256 MiB per rank; K collectives of mixed kinds back
+# to back on the comm stream, ordered against a compute stream by events.
+both ag-rs-ring.n8.bf16 --ranks 8 --dtype bf16 --iters 2 --elems 65536 --cycles 1
+both granule.n2.fp16 --ranks 2 --dtype fp16 --iters 2 --elems 1048584 --cycles 1
+both big.n2.bf16 --ranks 2 --dtype bf16 --iters 1 --elems 67108872 --cycles 1
+both burst.n2 --ranks 2 --mode burst --elems 65544 --iters 3
+both burst.n8 --ranks 8 --mode burst --elems 16392 --iters 2
+
 # A rank withholding its signal: its peers report a timeout and nothing hangs.
 both timeout.n2 --ranks 2 --mode timeout --timeout 2 --cycles 1
 both timeout.n4 --ranks 4 --mode timeout --timeout 2 --withhold 1 --cycles 1
@@ -208,16 +229,84 @@ else
 	result multi-gpu.n4 SKIP "needs two GPUs; $NGPUS here"
 fi
 
-# The shim's logs: no cuMulticast* call reached the driver (a hidden one is
-# answered by the shim itself and logged as hidden).
-nlogs=$(ls "$tmp"/shimlog.* 2>/dev/null | wc -l)
-if grep -h 'cuMulticast' "$tmp"/shimlog.* 2>/dev/null | grep -v 'hidden by CUSHIM_HIDE' >"$tmp/mc-calls"; then
-	sed "s/^/    /" "$tmp/mc-calls"
-	result no-multicast-reaches-driver FAIL "the shim log shows cuMulticast calls"
+# The runtime route, four ways; then its checks (sc_rt_checks).
+RT="$top_builddir/tests/userbuffers/ub-test-rt"
+if [ -x "$RT" ]; then
+	sc_rt_begin "$tmp"
+	for r in rt-plain rt-masq rt-masq-12.0 rt-masq-trace; do
+		sc_rt_run "$tmp" "$r" proc "$RT" --ranks 2 --dtype bf16 --route proc --iters 2 --cycles 1
+		sc_rt_run "$tmp" "$r" burst "$RT" --ranks 2 --mode burst --elems 65544 --iters 2
+		sc_rt_run "$tmp" "$r" memmap "$RT" --ranks 4 --mode memmap --cycles 1
+		sed "s/^/    [$r] /" "$tmp/$r.out"
+		grep -o '\] ok [a-z-]*[ :].*' "$tmp/$r.out" >"$tmp/$r.res"
+		if [ "$(cat "$tmp/$r.rc")" = 0 ]; then
+			result "runtime-route.$r" OK
+		elif [ "$r" = rt-masq-12.0 ]; then
+			result "runtime-route.$r" OK # refused by the runtime: sc_rt_checks judges it
+		else
+			result "runtime-route.$r" FAIL "exit $(cat "$tmp/$r.rc")"
+			tail -n 20 "$tmp/$r.err"
+		fi
+	done
+	if sc_links_no_driver "$RT" && sc_rt_checks "$tmp" "$top_srcdir/tests/userbuffers/ub-rtroute.h" "$NGPUS"; then
+		result runtime-route.checks OK
+	else
+		result runtime-route.checks FAIL "see the check: lines above"
+	fi
+	sed 's/^/    /' "$tmp/counts-masq"
 else
-	result no-multicast-reaches-driver OK
+	result runtime-route SKIP "$RT not built"
 fi
-note "userbuffers: $nlogs shim log(s); lines naming cuMulticast: $(cat "$tmp"/shimlog.* 2>/dev/null | grep -c cuMulticast)"
+
+# The seed's fallback at run time: multicast compiled in (ub-test-mc), the
+# entry points hidden by cushim or above the emulated 12.0 driver. Never run
+# plain: the program would refuse, and no multicast call may reach a driver.
+MC="$top_builddir/tests/userbuffers/ub-test-mc"
+mc_case() { # NAME ENV...: one traced masquerade run of ub-test-mc
+	m_name=$1
+	shift
+	env "$@" CUSHIM_LOG=trace CUSHIM_LOG_FILE="$tmp/mc-trace.$m_name.%p.log" \
+		"$top_builddir/cushim" run --masquerade --lib="$SHIM" -- \
+		"$MC" --ranks 2 --multicast --mode burst --elems 65544 --iters 1 >"$tmp/mc.$m_name.out" 2>&1
+	m_rc=$?
+	sed "s/^/    [mc.$m_name] /" "$tmp/mc.$m_name.out"
+	if [ $m_rc -ne 0 ]; then
+		result "multicast-fallback.$m_name" FAIL "exit $m_rc"
+	elif ! grep -q 'falling back to the unicast path' "$tmp/mc.$m_name.out" ||
+		! grep -q 'multicast: cuMulticastCreate is missing (cudaGetDriverEntryPointByVersion(cuMulticastCreate' "$tmp/mc.$m_name.out" ||
+		! grep -q '\] ok burst' "$tmp/mc.$m_name.out"; then
+		result "multicast-fallback.$m_name" FAIL "no fallback, no missing entry point named, or no result"
+	elif ! grep -q 'cuGetProcAddress_v2(symbol="cuMulticastCreate"' "$tmp"/mc-trace."$m_name".*.log; then
+		result "multicast-fallback.$m_name" FAIL "the trace shows no lookup of cuMulticastCreate"
+	elif sc_trace_calls "$tmp/mc-calls.$m_name" "$tmp"/mc-trace."$m_name".*.log &&
+		sc_no_multicast "$tmp/mc-calls.$m_name"; then
+		result "multicast-fallback.$m_name" OK
+	else
+		result "multicast-fallback.$m_name" FAIL "see the check: lines above"
+	fi
+}
+if [ -x "$MC" ]; then
+	case ",$CUSHIM_HIDE," in
+	*,cuMulticast\*,*) mc_case hidden CUSHIM_HIDE="$CUSHIM_HIDE" ;;
+	*) result multicast-fallback.hidden FAIL "refusing to run ub-test-mc without CUSHIM_HIDE='cuMulticast*'" ;;
+	esac
+	# Emulated away (CUSHIM_DRIVER_VERSION=12.0, nothing hidden): the sample pins
+	# the driver's 12.0, below the multicast functions' 12.1; but the program's
+	# 13.0 runtime refuses a 12.0 driver before any lookup, so it must say so.
+	env CUSHIM_HIDE= CUSHIM_DRIVER_VERSION=12.0 "$top_builddir/cushim" run --masquerade --lib="$SHIM" -- \
+		"$MC" --ranks 2 --multicast --mode ag --cycles 1 >"$tmp/mc.emulated.out" 2>&1
+	m_rc=$?
+	sed "s/^/    [mc.emulated] /" "$tmp/mc.emulated.out"
+	if [ $m_rc -ne 0 ] && grep -q '^rtroute: cannot find the driver entry point' "$tmp/mc.emulated.out"; then
+		result multicast-fallback.emulated OK
+	elif [ $m_rc -eq 0 ] && grep -q 'falling back to the unicast path' "$tmp/mc.emulated.out"; then
+		result multicast-fallback.emulated OK
+	else
+		result multicast-fallback.emulated FAIL "exit $m_rc: neither the fallback nor the runtime's refusal"
+	fi
+else
+	result multicast-fallback.runtime SKIP "ub-test-mc not built (configure --enable-multicast)"
+fi
 
 note "userbuffers: $pass passed, $fail failed, $skip skipped${fail_names:+ (failed:$fail_names)}"
 [ $fail -eq 0 ] || exit 1

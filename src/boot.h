@@ -1,0 +1,55 @@
+/* The bootstrap's parts, private to them: boot.c (the table and the slots),
+ * source.c (where entry points come from), masquerade.c (cushim as the
+ * process's libcuda.so.1) and answer.c (cushim's own answers). */
+#ifndef CUSHIM_BOOT_H
+#define CUSHIM_BOOT_H
+#include "cushim-internal.h"
+
+/* How an entry-point source is asked. */
+enum cushim_via {
+	CUSHIM_VIA_NONE,
+	CUSHIM_VIA_BYVERSION, /* a runtime's cudaGetDriverEntryPointByVersion */
+	CUSHIM_VIA_GPA2,      /* cuGetProcAddress_v2 (the driver's, or a runtime's) */
+	CUSHIM_VIA_GPA1,      /* cuGetProcAddress (11.3 to 11.8) */
+	CUSHIM_VIA_DLSYM,     /* the driver's own symbol of the exact ABI name */
+};
+
+struct cushim_source {
+	enum cushim_via via;
+	void *fn;             /* the lookup function; NULL for CUSHIM_VIA_DLSYM */
+	void *handle;         /* the driver (for CUSHIM_VIA_DLSYM) */
+	enum cushim_origin origin;
+	const char *how;      /* "the driver's cuGetProcAddress_v2", ... */
+	char path[4096];
+};
+
+/* The outcome of one lookup. */
+enum cushim_found { CUSHIM_FOUND, CUSHIM_NOT_FOUND, CUSHIM_TOO_OLD, CUSHIM_FAILED };
+
+/* source.c */
+void cushim_find_self(void);
+int cushim_inside_self(const void *p);
+const char *cushim_self_path(void);
+enum cushim_found cushim_source_lookup(const struct cushim_source *src, unsigned i, void **out);
+int cushim_driver_source(void *handle, const char *path, struct cushim_source *src);
+int cushim_open_driver(struct cushim_source *src);
+int cushim_open_runtime(struct cushim_source *src);
+int cushim_runtime_loaded(void);
+
+/* masquerade.c */
+int cushim_is_process_driver(void);
+int cushim_open_real_driver(struct cushim_source *src);
+
+/* boot.c: the driver's function behind each hidden export (CUSHIM_HIDE) */
+extern void *cushim_hidden_real[CUSHIM_NSYMS];
+
+/* answer.c: cushim's own versions of a few exports */
+extern int cushim_emulating;
+CUresult CUDAAPI cushim_own_cuDriverGetVersion(int *version);
+CUresult CUDAAPI cushim_own_cuGetProcAddress(const char *symbol, void **pfn, int version, cuuint64_t flags);
+CUresult CUDAAPI cushim_own_cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
+						CUdriverProcAddressQueryResult *status);
+
+/* boot.c */
+void cushim_adopt_runtime(void);
+#endif

@@ -1,0 +1,203 @@
+/* cushim check --json: the same report as one JSON object. */
+#include "config.h"
+#include "check.h"
+#include "requirements.h"
+#include <string.h>
+
+static const char *const flavour_names[] = { "legacy", "ptds", "ptsz" };
+static const char *const by_names[] = { "null", "\"runtime\"", "\"gpu_code\"", "\"imports\"" };
+
+/* key: "13.0", cuda_key: 13000, branch_key: 580; nulls for 0.  A NULL key is left out. */
+static void json_version(const char *key, const char *cuda_key, const char *branch_key, int v)
+{
+	int b = v ? cli_driver_branch(v) : 0;
+	if (v)
+		printf("\"%s\": \"%s\", \"%s\": %d", key, cli_version(v), cuda_key, v);
+	else
+		printf("\"%s\": null, \"%s\": null", key, cuda_key);
+	if (branch_key)
+		printf(b ? ", \"%s\": %d" : ", \"%s\": null", branch_key, b);
+}
+
+void check_print_json_head(const struct opts *o)
+{
+	char g[16];
+	printf("{");
+	json_version("driver_version", "driver_cuda_version", "driver_branch", o->versus);
+	printf(", \"driver_from\": %s", !o->versus ? "null" : o->shim ? "\"driver\"" :
+	       o->versus_branch ? "\"option (a driver branch)\"" : "\"option\"");
+	printf(",\n  \"gpus\": [");
+	for (int i = 0; i < o->ngpus; i++) {
+		snprintf(g, sizeof g, "sm_%d%d", o->gpus[i].major, o->gpus[i].minor);
+		printf("%s\"%s\"", i ? ", " : "", g);
+	}
+	printf("], \"gpus_from\": %s", o->gpus_from ? (strcmp(o->gpus_from, "driver") == 0 ? "\"driver\"" :
+							 "\"option\"") : "null");
+	printf(",\n  \"table\": {\"exports\": %d, \"cuda_headers\": \"%s\"},\n  \"files\": [", CUSHIM_NSYMS,
+	       cli_version(CUDA_VERSION));
+}
+
+static void json_import(const struct import *im, int first)
+{
+	printf("%s\n      {\"name\": ", first ? "" : ",");
+	json_string(stdout, im->name);
+	if (im->idx < 0) {
+		printf(", \"known\": false}");
+		return;
+	}
+	const struct cushim_sym *s = &cushim_syms[im->idx];
+	printf(", \"known\": true, \"base\": \"%s\", \"version\": \"%s\", \"cuda_version\": %d, "
+	       "\"flavour\": \"%s\", \"missing\": %s", s->base, cli_version(s->version), s->version,
+	       flavour_names[s->flavour], im->missing ? "true" : "false");
+	if (im->adapter) {
+		printf(", \"adapted\": {\"by\": \"%s\", \"when\": ", im->adapter->older);
+		json_string(stdout, im->adapter->condition);
+		printf("}");
+	}
+	printf("}");
+}
+
+static void json_imports(const struct result *r)
+{
+	if (r->needs)
+		printf(", \"needs\": \"%s\", \"needs_cuda_version\": %d", cli_version(r->needs), r->needs);
+	else
+		printf(", \"needs\": null, \"needs_cuda_version\": null");
+	printf(", \"imports\": [");
+	for (size_t i = 0; i < r->nimports; i++)
+		json_import(&r->imports[i], i == 0);
+	printf("%s], \"missing\": [", r->nimports ? "\n    " : "");
+	int k = 0;
+	for (size_t i = 0; i < r->nimports; i++)
+		if (r->imports[i].missing) {
+			printf("%s", k++ ? ", " : "");
+			json_string(stdout, r->imports[i].name);
+		}
+	printf("]");
+}
+
+static void json_runtime(const struct cli_runtime *rt)
+{
+	static const char *const linkage[] = { "none", "static", "dynamic", "self", "imported" };
+	printf(",\n    \"runtime\": ");
+	if (rt->linkage == RT_NONE) {
+		printf("null");
+		return;
+	}
+	printf("{\"linkage\": \"%s\", ", linkage[rt->linkage]);
+	json_version("version", "cuda_version", NULL, rt->version);
+	printf(", \"major_only\": %s, \"at_least\": %s, \"from\": ", rt->major_only ? "true" : "false",
+	       rt->at_least ? "true" : "false");
+	json_string(stdout, rt->from);
+	printf(", \"library\": ");
+	if (rt->library[0])
+		json_string(stdout, rt->library);
+	else
+		printf("null");
+	printf(", \"used\": %s, \"used_why\": ", rt->used == 1 ? "true" : rt->used == 0 ? "false" : "null");
+	json_string(stdout, rt->used_why);
+	printf(", ");
+	json_version("needs_driver", "needs_driver_cuda_version", "needs_driver_branch",
+		     rt->version ? cli_runtime_min_driver(rt->version) : 0);
+	printf(", \"minor_version_compatibility\": %s}", cli_runtime_minor_compat(rt->version) ? "true" : "false");
+}
+
+static void json_image(const struct fb_image *im, int first)
+{
+	char name[48];
+	int need = im->kind == FB_PTX ? cli_ptx_isa_cuda(im->isa_major, im->isa_minor) : 0;
+	printf("%s\n      {\"kind\": \"%s\", \"name\": \"%s\", \"arch\": %d, \"variant\": ", first ? "" : ",",
+	       im->kind == FB_SASS ? "sass" : im->kind == FB_PTX ? "ptx" : "other",
+	       fb_image_name(im, name, sizeof name), im->arch);
+	printf(im->variant ? "\"%c\"" : "null", im->variant);
+	if (im->kind == FB_PTX)
+		printf(", \"ptx_isa\": \"%d.%d\", ", im->isa_major, im->isa_minor);
+	else
+		printf(", \"ptx_isa\": null, ");
+	json_version("jit_needs_driver", "jit_needs_driver_cuda_version", NULL, need);
+	printf(im->toolkit ? ", \"toolkit\": \"%s\"" : ", \"toolkit\": null", cli_version(im->toolkit));
+	printf(", \"compressed\": %s, \"empty\": %s, \"fatbin\": %d}", im->compressed ? "true" : "false",
+	       im->empty ? "true" : "false", im->fatbin);
+}
+
+static void json_gpucode(const struct result *r)
+{
+	const struct fb_list *l = &r->gpu.list;
+	printf(",\n    \"gpu_code\": {\"fatbins\": %d, \"wrappers\": %d, \"error\": ", l->nfatbins, r->gpu.wrappers);
+	if (r->gpu.error[0])
+		json_string(stdout, r->gpu.error);
+	else
+		printf("null");
+	printf(", \"images\": [");
+	for (size_t i = 0; i < l->n; i++)
+		json_image(&l->img[i], i == 0);
+	printf("%s]}", l->n ? "\n    " : "");
+}
+
+static void json_fits(const struct result *r, const struct opts *o)
+{
+	static const char *const how[] = { "\"none\"", "\"sass\"", "\"ptx\"", "\"ptx_too_new\"" };
+	int kernels = !r->gpu.error[0] && cli_gpucode_kernels(&r->gpu);
+	printf(",\n    \"on_gpus\": [");
+	for (int i = 0; i < o->ngpus; i++) {
+		const struct cli_gpu_fit *fit = &r->v.fits[i];
+		char name[48];
+		printf("%s{\"gpu\": \"sm_%d%d\", ", i ? ", " : "", o->gpus[i].major, o->gpus[i].minor);
+		if (!kernels) {
+			printf("\"runs\": null, \"how\": null, \"image\": null}");
+			continue;
+		}
+		printf("\"runs\": %s, \"how\": %s, \"image\": ", fit->how == GPU_SASS || fit->how == GPU_PTX ? "true" :
+		       "false", how[fit->how]);
+		printf(fit->image ? "\"%s\", " : "null, ", fit->image ? fb_image_name(fit->image, name, sizeof name) : "");
+		json_version("needs_driver", "needs_driver_cuda_version", NULL, fit->ptx_driver);
+		printf("}");
+	}
+	printf("]");
+}
+
+static void json_verdict(const struct result *r)
+{
+	int status = check_status(r);
+	printf(",\n    \"verdict\": {\"runs\": %s, ", status == CLI_OK ? "true" : status == CLI_FAIL ? "false" : "null");
+	json_version("needs_driver", "needs_driver_cuda_version", "needs_driver_branch", r->v.need);
+	printf(", \"decided_by\": %s, \"blocked_by\": [", r->v.need ? by_names[r->v.decided_by] : "null");
+	for (int by = BY_RUNTIME, k = 0; by <= BY_IMPORTS; by++)
+		if (r->v.blocked[by])
+			printf("%s%s", k++ ? ", " : "", by_names[by]);
+	printf("], \"cushim_can_help\": %s}",
+	       r->v.blocked[BY_IMPORTS] && !r->v.blocked[BY_RUNTIME] && !r->v.blocked[BY_GPU_CODE] ? "true" : "false");
+}
+
+static const char *status_name(const struct result *r)
+{
+	if (r->error || r->gpu.error[0])
+		return "error";
+	if (r->v.blocked[BY_RUNTIME] || r->v.blocked[BY_GPU_CODE])
+		return "fail";
+	return r->nmissing ? "missing" : "pass";
+}
+
+void check_print_json_file(const struct result *r, const struct opts *o, int first)
+{
+	printf("%s\n    {\"file\": ", first ? "" : ",");
+	json_string(stdout, r->file);
+	printf(", \"needed_by\": ");
+	if (r->needed_by)
+		json_string(stdout, r->needed_by);
+	else
+		printf("null");
+	printf(", \"status\": \"%s\", \"kind\": \"%s\"", status_name(r), r->raw_fatbin ? "fatbin" : "elf");
+	if (r->error) {
+		printf(", \"error\": ");
+		json_string(stdout, r->error);
+		printf("}");
+		return;
+	}
+	json_imports(r);
+	json_runtime(&r->rt);
+	json_gpucode(r);
+	json_fits(r, o);
+	json_verdict(r);
+	printf("}");
+}

@@ -1,0 +1,110 @@
+/* cushim check: the verdict for one file.  Three things must hold for it to
+ * run: the driver provides its driver imports (where cushim can help: under
+ * it a missing import returns an error instead of stopping the program at
+ * load time, and some are served by an older variant), the driver is one
+ * its CUDA runtime accepts (which no shim changes: the runtime asks the
+ * driver its version and refuses an older one), and the GPU runs its code
+ * (SASS for it, or PTX the driver can JIT-compile). */
+#include "config.h"
+#include "check.h"
+#include "requirements.h"
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_import(const void *a, const void *b)
+{
+	const struct import *x = a, *y = b;
+	int vx = x->idx >= 0 ? cushim_syms[x->idx].version : 0, vy = y->idx >= 0 ? cushim_syms[y->idx].version : 0;
+	if ((x->idx < 0) != (y->idx < 0))
+		return x->idx < 0 ? -1 : 1; /* unknown first */
+	if (vx != vy)
+		return vy > vx ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static void judge_imports(struct result *r, const struct opts *o)
+{
+	for (size_t i = 0; i < r->nimports; i++) {
+		struct import *im = &r->imports[i];
+		if (im->idx < 0) {
+			r->nunknown++;
+			continue;
+		}
+		const struct cushim_sym *s = &cushim_syms[im->idx];
+		if (s->version > r->needs)
+			r->needs = s->version;
+		if (!o->versus)
+			continue;
+		if (o->shim && o->shim->have_missing)
+			im->missing = o->shim->lacks[im->idx] != 0;
+		else
+			im->missing = s->version > o->versus;
+		if (im->missing && (!o->shim || !o->shim->have_missing || o->shim->lacks[im->idx] == 2) &&
+		    (im->adapter = cli_adapter_for(im->idx, o->versus)) != NULL) {
+			im->missing = 0;
+			r->nadapted++;
+		}
+		r->nmissing += im->missing;
+	}
+	if (r->nimports) /* imports is NULL then: qsort's pointer must not be */
+		qsort(r->imports, r->nimports, sizeof *r->imports, cmp_import);
+}
+
+/* The runtime counts unless the file is known not to call it. */
+static void judge_runtime(struct result *r, const struct opts *o)
+{
+	struct verdict *v = &r->v;
+	if (r->rt.linkage == RT_NONE || !r->rt.version || r->rt.used == 0)
+		return;
+	v->runtime_need = cli_runtime_min_driver(r->rt.version);
+	if (o->versus && o->versus < v->runtime_need)
+		v->blocked[BY_RUNTIME] = 1;
+}
+
+static void judge_gpus(struct result *r, const struct opts *o)
+{
+	struct verdict *v = &r->v;
+	if (r->gpu.error[0] || !cli_gpucode_kernels(&r->gpu))
+		return;
+	for (int i = 0; i < o->ngpus; i++) {
+		struct cli_gpu_fit *fit = &v->fits[i];
+		cli_gpu_fit(&r->gpu.list, o->gpus[i], o->versus, fit);
+		if (fit->how == GPU_NO_CODE || fit->how == GPU_PTX_TOO_NEW)
+			v->blocked[BY_GPU_CODE] = 1;
+	}
+}
+
+/* The driver the file needs overall, and which requirement sets it. */
+static void judge_need(struct result *r, const struct opts *o)
+{
+	struct verdict *v = &r->v;
+	v->need = r->needs;
+	v->decided_by = r->needs ? BY_IMPORTS : BY_NONE;
+	for (int i = 0; i < o->ngpus; i++)
+		if (v->fits[i].how == GPU_PTX || v->fits[i].how == GPU_PTX_TOO_NEW)
+			if (v->fits[i].ptx_driver > v->need)
+				v->need = v->fits[i].ptx_driver, v->decided_by = BY_GPU_CODE;
+	if (v->runtime_need && v->runtime_need >= v->need)
+		v->need = v->runtime_need, v->decided_by = BY_RUNTIME;
+}
+
+void check_judge(struct result *r, const struct opts *o)
+{
+	if (r->error)
+		return;
+	judge_imports(r, o);
+	judge_runtime(r, o);
+	judge_gpus(r, o);
+	judge_need(r, o);
+	r->v.blocked[BY_IMPORTS] = r->nmissing > 0;
+}
+
+int check_status(const struct result *r)
+{
+	if (r->error || r->gpu.error[0])
+		return CLI_ERROR;
+	for (int by = BY_RUNTIME; by <= BY_IMPORTS; by++)
+		if (r->v.blocked[by])
+			return CLI_FAIL;
+	return CLI_OK;
+}

@@ -1,0 +1,374 @@
+/* cushim check: reading one file with libelf.  Its undefined cu* imports,
+ * looked up in the symbol table cushim is built from; its DT_NEEDED, rpath
+ * and soname; the CUDA runtime it carries; and the GPU code in its fatbins.
+ * A .fatbin file is read for its GPU code alone. */
+#include "config.h"
+#include "check.h"
+#include "cushim-internal.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#if defined(__x86_64__)
+#define NATIVE_MACHINE EM_X86_64
+#define NATIVE_NAME "x86-64"
+#elif defined(__aarch64__)
+#define NATIVE_MACHINE EM_AARCH64
+#define NATIVE_NAME "AArch64"
+#elif defined(__powerpc64__)
+#define NATIVE_MACHINE EM_PPC64
+#define NATIVE_NAME "POWER (ppc64)"
+#else
+#error "cushim check: add this machine's e_machine"
+#endif
+#if __SIZEOF_POINTER__ == 8
+#define NATIVE_CLASS ELFCLASS64
+#else
+#define NATIVE_CLASS ELFCLASS32
+#endif
+#define RAW_FATBIN_MAX (1u << 30)
+
+static const char *machine_name(int m)
+{
+	switch (m) {
+	case EM_386: return "i386";
+	case EM_X86_64: return "x86-64";
+	case EM_ARM: return "32-bit ARM";
+	case EM_AARCH64: return "AArch64";
+	case EM_PPC64: return "POWER (ppc64)";
+	case EM_RISCV: return "RISC-V";
+	case 190: return "NVIDIA GPUs (a cubin)";
+	default: return NULL;
+	}
+}
+
+int cli_elf_machine_ok(Elf *elf, const char **why)
+{
+	static char buf[128];
+	GElf_Ehdr eh;
+	int cls = gelf_getclass(elf);
+
+	if (elf_kind(elf) != ELF_K_ELF) {
+		*why = "not an ELF file";
+		return 0;
+	}
+	if (cls != NATIVE_CLASS) {
+		*why = cls == ELFCLASS32 ? "a 32-bit ELF file (ELFCLASS32)" :
+		       cls == ELFCLASS64 ? "a 64-bit ELF file (ELFCLASS64)" : "an ELF file of an unknown class";
+		return 0;
+	}
+	if (!gelf_getehdr(elf, &eh)) {
+		*why = "a truncated or corrupt ELF file (no readable ELF header)";
+		return 0;
+	}
+	if (eh.e_machine != NATIVE_MACHINE) {
+		const char *m = machine_name(eh.e_machine);
+		if (m)
+			snprintf(buf, sizeof buf, "an ELF file for %s", m);
+		else
+			snprintf(buf, sizeof buf, "an ELF file for another machine (e_machine %u)", eh.e_machine);
+		*why = buf;
+		return 0;
+	}
+	return 1;
+}
+
+static void set_error(struct result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_error(struct result *r, const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	free(r->error);
+	r->error = strdup(buf);
+}
+
+/* A driver function: cu followed by a capital (cuInit, cuCtxCreate_v2); the
+ * runtime (cudaMalloc) and the libraries (cublasCreate) are not. */
+static int driver_name(const char *s)
+{
+	return s[0] == 'c' && s[1] == 'u' && s[2] >= 'A' && s[2] <= 'Z';
+}
+
+static int section_fits(const GElf_Shdr *sh, off_t size)
+{
+	if (sh->sh_type == SHT_NOBITS)
+		return 1;
+	return sh->sh_offset <= (GElf_Off)size && sh->sh_size <= (GElf_Off)size - sh->sh_offset;
+}
+
+/* A file that is not a regular, non-empty file: why, else NULL. */
+static const char *not_a_file(const struct stat *st)
+{
+	if (S_ISDIR(st->st_mode))
+		return "is a directory, not an ELF file";
+	if (!S_ISREG(st->st_mode))
+		return "is not a regular file";
+	if (st->st_size == 0)
+		return "is empty, not an ELF file";
+	return NULL;
+}
+
+/* A .fatbin file (it begins with the fatbin magic): 1 when it is one. */
+static int read_raw_fatbin(struct result *r, int fd, off_t size)
+{
+	unsigned char head[4];
+	if (pread(fd, head, sizeof head, 0) != (ssize_t)sizeof head || fb_le(head, 4) != FB_MAGIC)
+		return 0;
+	r->raw_fatbin = 1;
+	if ((uint64_t)size > RAW_FATBIN_MAX) {
+		set_error(r, "is a fatbin of %lld bytes, more than cushim check reads (%u)", (long long)size,
+			  RAW_FATBIN_MAX);
+		return 1;
+	}
+	unsigned char *p = malloc((size_t)size);
+	if (!p)
+		abort();
+	if (pread(fd, p, (size_t)size, 0) != (ssize_t)size)
+		set_error(r, "cannot be read: %s", strerror(errno ? errno : EIO));
+	else
+		cli_gpucode_read_raw(p, (size_t)size, &r->gpu);
+	free(p);
+	return 1;
+}
+
+/* Whether libelf can read it as a program or library of this machine. */
+static int usable_elf(struct result *r, Elf *elf, GElf_Ehdr *eh)
+{
+	const char *why;
+	if (elf_kind(elf) == ELF_K_AR) {
+		set_error(r, "is an ar archive (a static library), not a program or shared library");
+		return 0;
+	}
+	if (!cli_elf_machine_ok(elf, &why)) {
+		if (elf_kind(elf) == ELF_K_ELF && gelf_getclass(elf) == NATIVE_CLASS && gelf_getehdr(elf, eh))
+			set_error(r, "is %s; cushim check reads %s files", why, NATIVE_NAME);
+		else if (elf_kind(elf) == ELF_K_ELF && gelf_getclass(elf) != NATIVE_CLASS)
+			set_error(r, "is %s; cushim check reads %d-bit %s files", why, __SIZEOF_POINTER__ * 8,
+				  NATIVE_NAME);
+		else
+			set_error(r, "is %s", why);
+		return 0;
+	}
+	gelf_getehdr(elf, eh);
+	if (eh->e_type == ET_CORE) {
+		set_error(r, "is a core dump, not a program or shared library");
+		return 0;
+	}
+	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN && eh->e_type != ET_REL) {
+		set_error(r, "is an ELF file of unknown type %u", eh->e_type);
+		return 0;
+	}
+	return 1;
+}
+
+/* A cut-off file: libelf reads what is there, so compare the tables'
+ * extents it reports with the file's size. */
+static int whole_elf(struct result *r, Elf *elf, const GElf_Ehdr *eh, off_t st_size)
+{
+	size_t shnum;
+	if (elf_getshdrnum(elf, &shnum) != 0) {
+		set_error(r, "is a truncated or corrupt ELF file: %s", elf_errmsg(-1));
+		return 0;
+	}
+	GElf_Off size = (GElf_Off)st_size, shcount = shnum ? shnum : (eh->e_shnum ? eh->e_shnum : 1);
+	int cut = (eh->e_phnum && eh->e_phoff + (GElf_Off)eh->e_phnum * eh->e_phentsize > size) ||
+		  (eh->e_shoff && eh->e_shoff + shcount * eh->e_shentsize > size);
+	for (size_t i = 0; !cut && i < eh->e_phnum; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_filesz && ph.p_offset + ph.p_filesz > size)
+			cut = 1;
+	}
+	if (cut)
+		set_error(r, "is a truncated ELF file (%lld bytes; its headers say it is longer)", (long long)st_size);
+	return !cut;
+}
+
+static void add_import(struct result *r, const char *name)
+{
+	struct import *im = realloc(r->imports, (r->nimports + 1) * sizeof *im);
+	if (!im)
+		abort();
+	r->imports = im;
+	im[r->nimports] = (struct import){ strdup(name), cushim_lookup_index(name), 0, NULL };
+	r->nimports++;
+}
+
+static void read_symbols(struct result *r, Elf *elf, const GElf_Shdr *sh, Elf_Data *d)
+{
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	for (size_t k = 1; k < n; k++) {
+		GElf_Sym sym;
+		const char *name;
+		if (!gelf_getsym(d, (int)k, &sym) || sym.st_shndx != SHN_UNDEF)
+			continue;
+		if (GELF_ST_BIND(sym.st_info) != STB_GLOBAL && GELF_ST_BIND(sym.st_info) != STB_WEAK)
+			continue;
+		if ((name = elf_strptr(elf, sh->sh_link, sym.st_name)) && driver_name(name))
+			add_import(r, name);
+	}
+}
+
+static void keep(char **slot, const char *s)
+{
+	free(*slot);
+	*slot = strdup(s);
+}
+
+static void read_dynamic(struct result *r, Elf *elf, const GElf_Shdr *sh, Elf_Data *d)
+{
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	for (size_t k = 0; k < n; k++) {
+		GElf_Dyn dyn;
+		const char *s;
+		if (!gelf_getdyn(d, (int)k, &dyn) || dyn.d_tag == DT_NULL)
+			break;
+		if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_RPATH && dyn.d_tag != DT_RUNPATH && dyn.d_tag != DT_SONAME)
+			continue;
+		if (!(s = elf_strptr(elf, sh->sh_link, dyn.d_un.d_val)))
+			continue;
+		if (dyn.d_tag == DT_NEEDED) {
+			char **nn = realloc(r->needed, (r->nneeded + 1) * sizeof *nn);
+			if (!nn)
+				abort();
+			r->needed = nn;
+			nn[r->nneeded++] = strdup(s);
+		} else if (dyn.d_tag == DT_RPATH) {
+			keep(&r->rpath, s);
+		} else if (dyn.d_tag == DT_SONAME) {
+			keep(&r->soname, s);
+		} else {
+			keep(&r->runpath, s);
+			r->has_runpath = 1;
+		}
+	}
+}
+
+static int has_pt_dynamic(Elf *elf, const GElf_Ehdr *eh)
+{
+	for (size_t i = 0; i < eh->e_phnum; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_DYNAMIC)
+			return 1;
+	}
+	return 0;
+}
+
+/* The symbol table (imports) and the dynamic section: 0, or -1 with an error. */
+static int read_sections(struct result *r, Elf *elf, const GElf_Ehdr *eh, off_t st_size)
+{
+	int want = eh->e_type == ET_REL ? SHT_SYMTAB : SHT_DYNSYM, have_symbols = 0;
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh)) {
+			set_error(r, "is a corrupt ELF file: %s", elf_errmsg(-1));
+			return -1;
+		}
+		if (!section_fits(&sh, st_size)) {
+			set_error(r, "is a truncated ELF file (%lld bytes; a section ends beyond it)", (long long)st_size);
+			return -1;
+		}
+		int dyn = sh.sh_type == SHT_DYNAMIC && eh->e_type != ET_REL;
+		if ((int)sh.sh_type != want && !dyn)
+			continue;
+		if (!(d = elf_getdata(scn, NULL))) {
+			set_error(r, "is a corrupt ELF file (%s): %s", dyn ? "dynamic section" : "symbol table",
+				  elf_errmsg(-1));
+			return -1;
+		}
+		if (dyn)
+			read_dynamic(r, elf, &sh, d);
+		else
+			have_symbols = 1, read_symbols(r, elf, &sh, d);
+	}
+	if (!have_symbols && has_pt_dynamic(elf, eh)) {
+		set_error(r, "has no section headers for its dynamic symbols; cushim check cannot read its imports");
+		return -1;
+	}
+	return 0;
+}
+
+/* The CUDA runtime and the GPU code of a readable file. */
+static void read_cuda(struct result *r, Elf *elf, const char *path)
+{
+	struct cli_runtime_in in = { path, r->needed, r->nneeded, r->soname };
+	cli_runtime_detect(elf, &in, &r->rt);
+	cli_gpucode_read(elf, &r->gpu);
+}
+
+static void read_elf(struct result *r, int fd, const struct stat *st, const char *path)
+{
+	GElf_Ehdr eh;
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf) {
+		set_error(r, "cannot be read as ELF: %s", elf_errmsg(-1));
+		return;
+	}
+	if (usable_elf(r, elf, &eh) && whole_elf(r, elf, &eh, st->st_size) &&
+	    read_sections(r, elf, &eh, st->st_size) == 0)
+		read_cuda(r, elf, path);
+	elf_end(elf);
+}
+
+void check_read(struct result *r, const char *path)
+{
+	struct stat st;
+	const char *bad;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		set_error(r, "cannot be opened: %s", strerror(errno));
+		return;
+	}
+	if (fstat(fd, &st) != 0)
+		set_error(r, "cannot be read: %s", strerror(errno));
+	else if ((bad = not_a_file(&st)))
+		set_error(r, "%s", bad);
+	else if (!read_raw_fatbin(r, fd, st.st_size))
+		read_elf(r, fd, &st, path);
+	close(fd);
+}
+
+void check_free(struct result *r)
+{
+	free(r->file);
+	free(r->needed_by);
+	free(r->error);
+	for (size_t i = 0; i < r->nimports; i++)
+		free((char *)r->imports[i].name);
+	free(r->imports);
+	for (size_t i = 0; i < r->nneeded; i++)
+		free(r->needed[i]);
+	free(r->needed);
+	free(r->rpath);
+	free(r->runpath);
+	free(r->soname);
+	cli_gpucode_free(&r->gpu);
+}
+
+/* One file read as `cushim check` reads it, for the fuzzer (tests/fuzz):
+ * 0 and the number of cu* imports if it is a readable ELF file (or fatbin)
+ * whose GPU code reads, else 1 and the reason in why. */
+int cli_check_read(const char *path, size_t *nimports, char *why, size_t whysize)
+{
+	struct result r = { 0 };
+	int bad;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return 1;
+	check_read(&r, path);
+	bad = r.error != NULL || r.gpu.error[0];
+	if (why && whysize)
+		snprintf(why, whysize, "%s", r.error ? r.error : r.gpu.error);
+	if (nimports)
+		*nimports = r.nimports;
+	check_free(&r);
+	return bad;
+}

@@ -1,0 +1,69 @@
+/* cushim check, in steps: the options and the files to read (check.c), one
+ * file read (check-read.c), its verdict (check-judge.c), and the report
+ * (check-report.c). */
+#ifndef CUSHIM_CLI_CHECK_H
+#define CUSHIM_CLI_CHECK_H
+#include "cli.h"
+#include "cudart.h"
+#include "gpucode.h"
+
+#define CHECK_MAX_GPUS 16
+
+/* What the file is compared with. */
+struct opts {
+	int versus;            /* driver version to compare with; 0 = none */
+	int versus_branch;     /* the driver branch given instead of a CUDA version; 0 = none */
+	struct cli_shim *shim; /* the driver here, or NULL */
+	int json;
+	struct cli_gpu_arch gpus[CHECK_MAX_GPUS];
+	int ngpus;
+	const char *gpus_from; /* "option" or "driver" */
+};
+
+struct import {
+	const char *name; /* in the file's string table: copied */
+	int idx;          /* row of cushim_syms, -1 if unknown */
+	int missing;
+	const struct cli_adapter *adapter; /* newer than the driver, but served by this */
+};
+
+/* What stops the file from running, worst first. */
+enum { BY_NONE, BY_RUNTIME, BY_GPU_CODE, BY_IMPORTS };
+
+struct verdict {
+	int runtime_need;   /* the driver the runtime accepts, 0 when it does not count */
+	int need;           /* the driver the file needs overall, 0 when none */
+	int decided_by;     /* which requirement sets need */
+	int blocked[4];     /* by each of BY_*: it will not run on the driver and GPUs given */
+	struct cli_gpu_fit fits[CHECK_MAX_GPUS];
+};
+
+struct result {
+	char *file;      /* as shown */
+	char *needed_by; /* NULL for a file named on the command line */
+	char *error;     /* set: could not be read */
+	int raw_fatbin;  /* a .fatbin file, not a program */
+	struct import *imports;
+	size_t nimports;
+	int needs;       /* max version over known imports */
+	int nmissing, nunknown, nadapted;
+	/* for --recursive */
+	char **needed;
+	size_t nneeded;
+	char *rpath, *runpath, *soname;
+	int has_runpath;
+	struct cli_runtime rt;
+	struct cli_gpucode gpu;
+	struct verdict v;
+};
+
+void check_read(struct result *r, const char *path);
+void check_free(struct result *r);
+void check_judge(struct result *r, const struct opts *o);
+int check_status(const struct result *r); /* CLI_OK, CLI_FAIL or CLI_ERROR */
+void check_print_text(const struct result *r, const struct opts *o);
+void check_print_json_head(const struct opts *o);
+void check_print_json_file(const struct result *r, const struct opts *o, int first);
+const char *check_driver_name(int version, char *buf, size_t size); /* "CUDA 12.0 (branch 525)" */
+
+#endif

@@ -1,0 +1,41 @@
+/* The CUDA runtime a program or library carries: linked statically (nvcc's
+ * default), needed dynamically (libcudart.so.N), or the runtime itself. */
+#ifndef CUSHIM_CLI_CUDART_H
+#define CUSHIM_CLI_CUDART_H
+#include <libelf.h>
+#include <stddef.h>
+
+/* RT_IMPORTED: it calls cuda* functions but names no runtime library: the
+ * runtime of the program that loads it serves them. */
+enum { RT_NONE, RT_STATIC, RT_DYNAMIC, RT_SELF, RT_IMPORTED };
+
+struct cli_runtime {
+	int linkage;       /* one of the above */
+	int version;       /* CUDA version (13000), 0 when unknown */
+	int major_only;    /* only its major release is known (libcudart.so.13) */
+	int at_least;      /* version is the least it can be */
+	char from[256];    /* how the runtime and its version were recognised */
+	char library[64];  /* RT_DYNAMIC: the DT_NEEDED name */
+	int used;          /* the file calls the runtime: 1, 0, or -1 when it cannot tell */
+	char used_why[256];
+};
+
+struct cli_runtime_in {
+	const char *path;    /* the file, for RT_SELF's version */
+	char *const *needed; /* its DT_NEEDED names */
+	size_t nneeded;
+	const char *soname;  /* its DT_SONAME, or NULL */
+};
+
+/* A runtime function whose call makes the runtime ask for the driver: the
+ * API (cudaMalloc) and the kernel launch nvcc's stubs make
+ * (__cudaLaunchKernel, __cudaPushCallConfiguration); registering GPU code at
+ * start-up (__cudaRegisterFatBinary) does not. */
+int cli_runtime_entry(const char *name);
+void cli_runtime_detect(Elf *elf, const struct cli_runtime_in *in, struct cli_runtime *rt);
+/* Whether a call from the file's own code reaches one of the runtime's
+ * cuda* functions (x86-64 and AArch64, from the symbol table): 1 and who
+ * calls what in why, 0, or -1 when it cannot tell. */
+int cli_runtime_called(Elf *elf, char *why, size_t whysize);
+
+#endif

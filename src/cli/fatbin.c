@@ -1,0 +1,226 @@
+/* A reader of NVIDIA's fatbin layout, from its public descriptions (the
+ * fatbinary.h header of the toolkit's early releases, and the readers of
+ * cuobjdump's format in GPGPU-Sim, ZLUDA and cuda-fatbin-decompression),
+ * checked against what nvcc 13.0 writes.  Little-endian throughout:
+ *
+ *   container: u32 magic 0xBA55ED50, u16 version (1), u16 header size (16),
+ *              u64 size of the entries that follow
+ *   entry:     u16 kind (1 PTX, 2 ELF/SASS), u16 ?, u32 header size (64, 80
+ *              or 112), u64 payload size, u32 compressed size, u32 ?,
+ *              u16 minor, u16 major (PTX: its ISA version), u32 arch (90),
+ *              u32 name offset, u32 name size, u64 flags, u64 ?,
+ *              u64 uncompressed size; the payload follows the header.
+ *   flags:     0x1 64-bit, 0x2 debug, 0x10 Linux, 0x2000 compressed (LZ4),
+ *              0x8000 compressed (zstd), 0x100000 architecture-specific
+ *              (sm_90a), 0x200000 family-specific (sm_100f).
+ *
+ * An ELF payload that is not compressed is a cubin whose .note.nv.cuinfo
+ * note records the toolkit that built it.  An image without kernels (nvcc
+ * leaves some) is marked empty: it does not count when judging a GPU. */
+#include "config.h"
+#include "fatbin.h"
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FB_HEADER 16
+#define FB_ENTRY 64 /* the part of an entry header this reader needs */
+#define FB_FLAG_LZ4 0x2000u
+#define FB_FLAG_ZSTD 0x8000u
+#define FB_FLAG_ARCH_SPECIFIC 0x100000u
+#define FB_FLAG_FAMILY_SPECIFIC 0x200000u
+#define NOTE_CUINFO 1000 /* .note.nv.cuinfo: u16 version, u16 arch, u32 toolkit (130 = 13.0) */
+
+uint64_t fb_le(const unsigned char *p, int bytes)
+{
+	uint64_t v = 0;
+	for (int i = bytes - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static int fail(char *why, size_t whysize, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *why, size_t whysize, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (why && whysize)
+		vsnprintf(why, whysize, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static struct fb_image *add(struct fb_list *l)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct fb_image *p = realloc(l->img, cap * sizeof *p);
+		if (!p)
+			abort();
+		l->img = p;
+		l->cap = cap;
+	}
+	memset(&l->img[l->n], 0, sizeof *l->img);
+	return &l->img[l->n++];
+}
+
+/* The toolkit version in a cuinfo note, 0 if none. */
+static int cuinfo_toolkit(Elf_Data *d)
+{
+	GElf_Nhdr nh;
+	size_t off = 0, name_off, desc_off;
+	while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type != NOTE_CUINFO || nh.n_descsz < 8)
+			continue;
+		unsigned v = (unsigned)fb_le((const unsigned char *)d->d_buf + desc_off + 4, 4);
+		if (v >= 10 && v < 1000)
+			return (int)(v / 10 * 1000 + v % 10 * 10);
+	}
+	return 0;
+}
+
+/* What a cubin records: the toolkit that built it (its .note.nv.cuinfo), and
+ * whether it has code at all (nvcc's device link leaves an empty one). */
+static void read_cubin(const unsigned char *p, size_t n, struct fb_image *im)
+{
+	char *copy = malloc(n ? n : 1);
+	if (!copy)
+		abort();
+	memcpy(copy, p, n);
+	Elf *elf = elf_memory(copy, n);
+	int code = 0, sections = 0;
+	for (Elf_Scn *scn = elf ? elf_nextscn(elf, NULL) : NULL; scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh))
+			break;
+		sections++;
+		code |= (sh.sh_flags & SHF_EXECINSTR) != 0;
+		if (sh.sh_type == SHT_NOTE && !im->toolkit && (d = elf_getdata(scn, NULL)))
+			im->toolkit = cuinfo_toolkit(d);
+	}
+	im->empty = sections > 0 && !code;
+	if (elf)
+		elf_end(elf);
+	free(copy);
+}
+
+/* One entry at p (n bytes to the container's end); its size in used. */
+static int read_entry(const unsigned char *p, size_t n, uint64_t at, struct fb_list *out, size_t *used,
+		      char *why, size_t whysize)
+{
+	if (n < FB_ENTRY)
+		return fail(why, whysize, "an image header at offset 0x%" PRIx64 " is cut off (%zu of %d bytes)",
+			    at, n, FB_ENTRY);
+	uint64_t hsize = fb_le(p + 4, 4), size = fb_le(p + 8, 8), flags = fb_le(p + 40, 8);
+	if (hsize < FB_ENTRY || hsize > n)
+		return fail(why, whysize, "the image at offset 0x%" PRIx64 " has a header size of %" PRIu64
+			    " bytes (%d to %zu fit)", at, hsize, FB_ENTRY, n);
+	if (size > n - hsize)
+		return fail(why, whysize, "the image at offset 0x%" PRIx64 " says it holds %" PRIu64
+			    " bytes; its fatbin ends after %" PRIu64, at, size, (uint64_t)(n - hsize));
+	struct fb_image *im = add(out);
+	im->kind = (int)fb_le(p, 2);
+	im->arch = (int)fb_le(p + 28, 4);
+	im->variant = flags & FB_FLAG_ARCH_SPECIFIC ? 'a' : flags & FB_FLAG_FAMILY_SPECIFIC ? 'f' : 0;
+	im->compressed = (flags & (FB_FLAG_LZ4 | FB_FLAG_ZSTD)) || fb_le(p + 16, 4) != 0;
+	im->fatbin = out->nfatbins;
+	if (im->kind == FB_PTX) {
+		im->isa_minor = (int)fb_le(p + 24, 2);
+		im->isa_major = (int)fb_le(p + 26, 2);
+	}
+	if (im->arch <= 0 || im->arch > 1000) {
+		out->n--;
+		return fail(why, whysize, "the image at offset 0x%" PRIx64 " names no GPU architecture (%d)", at,
+			    im->arch);
+	}
+	if (im->kind == FB_SASS && !im->compressed && size >= 4 && memcmp(p + hsize, ELFMAG, SELFMAG) == 0)
+		read_cubin(p + hsize, (size_t)size, im);
+	if (im->kind == FB_PTX && !im->compressed)
+		im->empty = !memmem(p + hsize, (size_t)size, ".entry", 6);
+	*used = (size_t)(hsize + size);
+	return 0;
+}
+
+/* PTX compiled, with SASS, from a file without kernels has none either:
+ * where a fatbin's SASS images are all empty, its compressed PTX is taken
+ * as empty too. */
+static void empty_ptx(struct fb_list *out, size_t first)
+{
+	int empty_sass = 0;
+	for (size_t i = first; i < out->n; i++) {
+		if (out->img[i].kind == FB_SASS && !out->img[i].empty)
+			return;
+		empty_sass |= out->img[i].kind == FB_SASS;
+	}
+	for (size_t i = first; empty_sass && i < out->n; i++)
+		if (out->img[i].kind == FB_PTX)
+			out->img[i].empty = 1;
+}
+
+int fb_read_one(const unsigned char *p, size_t n, uint64_t base, struct fb_list *out, size_t *used, char *why,
+		size_t whysize)
+{
+	if (n < FB_HEADER)
+		return fail(why, whysize, "the fatbin at offset 0x%" PRIx64 " is cut off (%zu of %d header bytes)",
+			    base, n, FB_HEADER);
+	uint32_t magic = (uint32_t)fb_le(p, 4);
+	uint64_t hsize = fb_le(p + 6, 2), size = fb_le(p + 8, 8);
+	if (magic != FB_MAGIC)
+		return fail(why, whysize, "no fatbin at offset 0x%" PRIx64 " (magic 0x%08" PRIx32 ", not 0x%08x)",
+			    base, magic, FB_MAGIC);
+	if (fb_le(p + 4, 2) != 1 || hsize < FB_HEADER || hsize > n)
+		return fail(why, whysize, "the fatbin at offset 0x%" PRIx64 " has version %u and a header of %"
+			    PRIu64 " bytes; this reader knows version 1 with 16", base, (unsigned)fb_le(p + 4, 2), hsize);
+	if (size > n - hsize)
+		return fail(why, whysize, "the fatbin at offset 0x%" PRIx64 " is truncated: it says %" PRIu64
+			    " bytes follow its header, %" PRIu64 " do", base, size, (uint64_t)(n - hsize));
+	size_t before = out->n;
+	out->nfatbins++;
+	for (size_t at = (size_t)hsize, end = (size_t)(hsize + size), step = 0; at < end; at += step)
+		if (read_entry(p + at, end - at, base + at, out, &step, why, whysize) != 0)
+			return -1;
+	if (out->n == before)
+		out->nfatbins--; /* an empty fatbin (nvcc writes one before PTX-only code) */
+	else
+		empty_ptx(out, before);
+	*used = (size_t)(hsize + size);
+	return 0;
+}
+
+int fb_read_region(const unsigned char *p, size_t n, uint64_t base, struct fb_list *out, char *why,
+		   size_t whysize)
+{
+	size_t at = 0, used;
+	while (at < n) {
+		if (p[at] == 0) { /* padding between fatbins */
+			at++;
+			continue;
+		}
+		if (fb_read_one(p + at, n - at, base + at, out, &used, why, whysize) != 0)
+			return -1;
+		at += used;
+	}
+	return 0;
+}
+
+void fb_free(struct fb_list *l)
+{
+	free(l->img);
+	memset(l, 0, sizeof *l);
+}
+
+const char *fb_image_name(const struct fb_image *im, char *buf, size_t size)
+{
+	const char *suffix = im->variant == 'a' ? "a" : im->variant == 'f' ? "f" : "";
+	if (im->kind == FB_SASS)
+		snprintf(buf, size, "sm_%d%s", im->arch, suffix);
+	else if (im->kind == FB_PTX)
+		snprintf(buf, size, "compute_%d%s", im->arch, suffix);
+	else
+		snprintf(buf, size, "kind %d for arch %d%s", im->kind, im->arch, suffix);
+	return buf;
+}

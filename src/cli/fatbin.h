@@ -1,0 +1,46 @@
+/* Reading NVIDIA fatbins: the containers of GPU code (SASS and PTX) that
+ * nvcc embeds in a program (.nv_fatbin) or writes to a .fatbin file. */
+#ifndef CUSHIM_CLI_FATBIN_H
+#define CUSHIM_CLI_FATBIN_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define FB_MAGIC 0xBA55ED50u         /* a fatbin container */
+#define FB_WRAPPER_MAGIC 0x466243B1u /* __fatBinC_Wrapper_t, in .nvFatBinSegment */
+
+enum { FB_PTX = 1, FB_SASS = 2 };
+
+struct fb_image {
+	int kind;       /* FB_PTX, FB_SASS, or another kind as recorded */
+	int arch;       /* 90 for sm_90 and compute_90, 100 for sm_100 */
+	char variant;   /* 0, 'a' (architecture-specific) or 'f' (family-specific) */
+	int isa_major, isa_minor; /* PTX: its ISA version (9.0); SASS: 0 */
+	int toolkit;    /* SASS: the CUDA version of the ptxas that built it, 0 if not recorded */
+	int compressed; /* the payload is compressed; what is above comes from the header */
+	int empty;      /* no kernels in it (nvcc's device link leaves such SASS) */
+	int fatbin;     /* which fatbin of the file (1-based) */
+};
+
+struct fb_list {
+	struct fb_image *img;
+	size_t n, cap;
+	int nfatbins;
+};
+
+/* The fatbins laid one after another in p[0..n), as in a .nv_fatbin section
+ * or a .fatbin file: their images are added to out.  0, or -1 with one
+ * sentence in why saying what is wrong and where (offsets from p, shown
+ * relative to `base`). */
+int fb_read_region(const unsigned char *p, size_t n, uint64_t base, struct fb_list *out, char *why,
+		   size_t whysize);
+/* One fatbin at p (n bytes available): its images are added to out and its
+ * size is left in used.  0, or -1 with why. */
+int fb_read_one(const unsigned char *p, size_t n, uint64_t base, struct fb_list *out, size_t *used,
+		char *why, size_t whysize);
+void fb_free(struct fb_list *l);
+/* A little-endian number of 2, 4 or 8 bytes. */
+uint64_t fb_le(const unsigned char *p, int bytes);
+/* "sm_90a", "compute_100f", "kind 64 for arch 90". */
+const char *fb_image_name(const struct fb_image *im, char *buf, size_t size);
+
+#endif

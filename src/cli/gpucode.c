@@ -1,0 +1,249 @@
+/* The GPU code of a host ELF file: the fatbins of its .nv_fatbin section, and
+ * those the wrappers in .nvFatBinSegment register (__fatBinC_Wrapper_t: u32
+ * magic 0x466243B1, u32 version, pointer to a fatbin, pointer to prelinked
+ * fatbins); in a position-independent file the pointers are RELATIVE
+ * relocations.  Also: which image a GPU runs, after NVIDIA's rules (CUDA
+ * C++ Programming Guide, "Binary Compatibility" and "PTX Compatibility";
+ * "NVIDIA Blackwell and NVIDIA CUDA 12.9 Introduce Family-Specific
+ * Architecture Features"): SASS for sm_XY runs on X.Z for Z >= Y, sm_XYa only
+ * on X.Y, sm_XYf on X.Z for Z >= Y; PTX for compute_XY is JIT-compiled for
+ * any GPU of compute capability X.Y or later, compute_XYa only for X.Y,
+ * compute_XYf for X.Z with Z >= Y, by a driver that knows its PTX ISA. */
+#include "config.h"
+#include "gpucode.h"
+#include "requirements.h"
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WRAPPER_SIZE 24
+
+struct region {
+	GElf_Addr addr;
+	const unsigned char *p;
+	size_t n;
+	int found;
+};
+
+/* The sections named .nv_fatbin and .nvFatBinSegment. */
+static void find_sections(Elf *elf, struct region *fatbin, struct region *seg)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		struct region *r = strcmp(name, ".nv_fatbin") == 0 ? fatbin :
+				   strcmp(name, ".nvFatBinSegment") == 0 ? seg : NULL;
+		if (r && (d = elf_rawdata(scn, NULL)) && d->d_buf) {
+			*r = (struct region){ sh.sh_addr, d->d_buf, d->d_size, 1 };
+		}
+	}
+}
+
+static int relative_type(Elf *elf)
+{
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(elf, &eh))
+		return -1;
+	switch (eh.e_machine) {
+	case EM_X86_64: return R_X86_64_RELATIVE;
+	case EM_AARCH64: return R_AARCH64_RELATIVE;
+	case EM_PPC64: return R_PPC64_RELATIVE;
+	default: return -1;
+	}
+}
+
+static int cmp_addr(const void *a, const void *b)
+{
+	GElf_Addr x = *(const GElf_Addr *)a, y = *(const GElf_Addr *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Fill in the pointers (ptrs[i] for the field at where[i], sorted) that
+ * RELATIVE relocations set at load time. */
+static void apply_relative(Elf *elf, const GElf_Addr *where, GElf_Addr *ptrs, size_t n)
+{
+	int type = relative_type(elf);
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); type >= 0 && scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t k = 0; k < sh.sh_size / sh.sh_entsize; k++) {
+			GElf_Rela r;
+			const GElf_Addr *hit;
+			if (!gelf_getrela(d, (int)k, &r) || (int)GELF_R_TYPE(r.r_info) != type)
+				continue;
+			if ((hit = bsearch(&r.r_offset, where, n, sizeof *where, cmp_addr)))
+				ptrs[hit - where] = (GElf_Addr)r.r_addend;
+		}
+	}
+}
+
+int cli_elf_bytes_at(Elf *elf, GElf_Addr vaddr, const unsigned char **p, size_t *n)
+{
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || sh.sh_type != SHT_PROGBITS ||
+		    vaddr < sh.sh_addr || vaddr - sh.sh_addr >= sh.sh_size)
+			continue;
+		if (!(d = elf_rawdata(scn, NULL)) || !d->d_buf || vaddr - sh.sh_addr >= d->d_size)
+			return -1;
+		*p = (const unsigned char *)d->d_buf + (vaddr - sh.sh_addr);
+		*n = d->d_size - (size_t)(vaddr - sh.sh_addr);
+		return 0;
+	}
+	return -1;
+}
+
+/* A fatbin a wrapper registers from outside .nv_fatbin. */
+static int read_registered(Elf *elf, GElf_Addr ptr, const struct region *fatbin, struct cli_gpucode *g)
+{
+	const unsigned char *p;
+	size_t n, used;
+	char why[400];
+	if (ptr == 0 || (fatbin->found && ptr >= fatbin->addr && ptr - fatbin->addr < fatbin->n))
+		return 0; /* not resolved here (an object file), or read with .nv_fatbin */
+	if (cli_elf_bytes_at(elf, ptr, &p, &n) != 0) {
+		snprintf(g->error, sizeof g->error, ".nvFatBinSegment registers a fatbin at 0x%" PRIx64
+			 ", which is in no section of the file", (uint64_t)ptr);
+		return -1;
+	}
+	if (fb_read_one(p, n, ptr, &g->list, &used, why, sizeof why) != 0) {
+		snprintf(g->error, sizeof g->error, "the fatbin .nvFatBinSegment registers: %s", why);
+		return -1;
+	}
+	return 0;
+}
+
+static void read_wrappers(Elf *elf, const struct region *seg, const struct region *fatbin, struct cli_gpucode *g)
+{
+	size_t n = seg->n / WRAPPER_SIZE;
+	GElf_Addr *where = calloc(n + 1, sizeof *where), *ptrs = calloc(n + 1, sizeof *ptrs);
+	if (!where || !ptrs)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		const unsigned char *w = seg->p + i * WRAPPER_SIZE;
+		if (fb_le(w, 4) != FB_WRAPPER_MAGIC) {
+			snprintf(g->error, sizeof g->error, "fatbin wrapper %zu of .nvFatBinSegment has magic 0x%08"
+				 PRIx64 ", not 0x%08x", i + 1, fb_le(w, 4), FB_WRAPPER_MAGIC);
+			goto out;
+		}
+		where[i] = seg->addr + i * WRAPPER_SIZE + 8;
+		ptrs[i] = (GElf_Addr)fb_le(w + 8, 8);
+	}
+	g->wrappers = (int)n;
+	apply_relative(elf, where, ptrs, n);
+	for (size_t i = 0; i < n; i++)
+		if (read_registered(elf, ptrs[i], fatbin, g) != 0)
+			break;
+out:
+	free(where);
+	free(ptrs);
+}
+
+void cli_gpucode_read(Elf *elf, struct cli_gpucode *g)
+{
+	struct region fatbin = { 0 }, seg = { 0 };
+	char why[400];
+	memset(g, 0, sizeof *g);
+	find_sections(elf, &fatbin, &seg);
+	if (fatbin.found && fb_read_region(fatbin.p, fatbin.n, 0, &g->list, why, sizeof why) != 0) {
+		snprintf(g->error, sizeof g->error, ".nv_fatbin: %s", why);
+		return;
+	}
+	if (seg.found)
+		read_wrappers(elf, &seg, &fatbin, g);
+}
+
+void cli_gpucode_read_raw(const unsigned char *p, size_t n, struct cli_gpucode *g)
+{
+	char why[400];
+	memset(g, 0, sizeof *g);
+	if (fb_read_region(p, n, 0, &g->list, why, sizeof why) != 0)
+		snprintf(g->error, sizeof g->error, "%s", why);
+}
+
+int cli_gpucode_kernels(const struct cli_gpucode *g)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < g->list.n; i++)
+		n += !g->list.img[i].empty;
+	return (int)n;
+}
+
+void cli_gpucode_free(struct cli_gpucode *g)
+{
+	fb_free(&g->list);
+}
+
+int cli_gpu_parse(const char *s, struct cli_gpu_arch *gpu)
+{
+	int major, minor, n = -1;
+	if (strncmp(s, "sm_", 3) == 0)
+		s += 3;
+	if (sscanf(s, "%d.%d%n", &major, &minor, &n) == 2 && n == (int)strlen(s) && minor >= 0 && minor <= 9)
+		;
+	else if (sscanf(s, "%d%n", &major, &n) == 1 && n == (int)strlen(s) && major >= 10)
+		minor = major % 10, major /= 10;
+	else
+		return -1;
+	if (major < 1 || major > 99)
+		return -1;
+	gpu->major = major;
+	gpu->minor = minor;
+	return 0;
+}
+
+static int sass_runs(const struct fb_image *im, struct cli_gpu_arch g)
+{
+	if (im->arch / 10 != g.major)
+		return 0;
+	return im->variant == 'a' ? im->arch % 10 == g.minor : im->arch % 10 <= g.minor;
+}
+
+static int ptx_targets(const struct fb_image *im, struct cli_gpu_arch g)
+{
+	if (im->variant == 'a')
+		return im->arch == g.major * 10 + g.minor;
+	if (im->variant == 'f')
+		return im->arch / 10 == g.major && im->arch % 10 <= g.minor;
+	return im->arch <= g.major * 10 + g.minor;
+}
+
+void cli_gpu_fit(const struct fb_list *l, struct cli_gpu_arch gpu, int driver, struct cli_gpu_fit *fit)
+{
+	memset(fit, 0, sizeof *fit);
+	for (size_t i = 0; i < l->n; i++) {
+		const struct fb_image *im = &l->img[i];
+		if (im->kind == FB_SASS && !im->empty && sass_runs(im, gpu)) {
+			fit->how = GPU_SASS;
+			fit->image = im;
+			return;
+		}
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		const struct fb_image *im = &l->img[i];
+		if (im->kind != FB_PTX || im->empty || !ptx_targets(im, gpu))
+			continue;
+		int need = cli_ptx_isa_cuda(im->isa_major, im->isa_minor);
+		int ok = !driver || !need || need <= driver;
+		if (fit->how == GPU_PTX && !ok)
+			continue;
+		if (fit->how != GPU_PTX && !ok && fit->image && need >= fit->ptx_driver)
+			continue; /* keep the too-new PTX that needs the least */
+		fit->how = ok ? GPU_PTX : GPU_PTX_TOO_NEW;
+		fit->image = im;
+		fit->ptx_driver = need;
+	}
+}

@@ -1,0 +1,26 @@
+/* What a CUDA runtime and PTX ask of the driver, from NVIDIA's documentation
+ * (the sources are named in requirements.c).  Versions are in the
+ * CUDA_VERSION form the driver reports (cuDriverGetVersion: 12.0 is 12000);
+ * a driver branch is the first number of the driver's release (525 for
+ * 525.60.13). */
+#ifndef CUSHIM_CLI_REQUIREMENTS_H
+#define CUSHIM_CLI_REQUIREMENTS_H
+
+/* The oldest driver a CUDA runtime of this version accepts: for 11.x and
+ * later the first driver of its major release (minor version
+ * compatibility), for older runtimes the driver of the runtime's own version. */
+int cli_runtime_min_driver(int runtime);
+/* Whether that runtime runs on older drivers of its major release at all
+ * (minor version compatibility, CUDA 11.0 and later). */
+int cli_runtime_minor_compat(int runtime);
+/* The driver branch whose drivers report this CUDA version (12000 -> 525), 0 if unknown. */
+int cli_driver_branch(int cuda_version);
+/* The CUDA version the drivers of a branch report (525 -> 12000), 0 if unknown. */
+int cli_branch_cuda(int branch);
+/* The first and last branch the table knows. */
+int cli_branch_first(void);
+int cli_branch_last(void);
+/* The oldest driver that JIT-compiles PTX of this ISA version (9.0 -> 13000), 0 if unknown. */
+int cli_ptx_isa_cuda(int isa_major, int isa_minor);
+
+#endif

@@ -1,0 +1,280 @@
+/* Where entry points come from, and how one is asked for.
+ *
+ * Until the driver is initialised the only source without side effects is
+ * the driver itself: its cuGetProcAddress(_v2), or on drivers older than
+ * CUDA 11.3, which have none, its own symbol of each exact ABI name.  Once the
+ * driver is initialised, a CUDA runtime's cudaGetDriverEntryPoint(ByVersion)
+ * can be asked too (boot.c decides when). */
+#include "boot.h"
+#include <dlfcn.h>
+#include <link.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef int (*rt_byversion_fn)(const char *, void **, unsigned int, unsigned long long, int *);
+typedef int (*rt_entry4_fn)(const char *, void **, unsigned long long, int *);
+typedef int (*rt_entry3_fn)(const char *, void **, unsigned long long);
+typedef int (*rt_version_fn)(int *);
+typedef CUresult (*gpa2_fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
+typedef CUresult (*gpa1_fn)(const char *, void **, int, cuuint64_t);
+
+#define CUDART_INSUFFICIENT_DRIVER 35 /* cudaErrorInsufficientDriver */
+
+/* Ask src for export i at its own version and stream flavour.  Judged by
+ * pointer and status, never by the result alone: a version below the
+ * symbol's introduction answers success with NULL and status 2. */
+enum cushim_found cushim_source_lookup(const struct cushim_source *src, unsigned i, void **out)
+{
+	const struct cushim_sym *s = &cushim_syms[i];
+	unsigned long long flags = s->flavour != CUSHIM_LEGACY ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
+							       : CU_GET_PROC_ADDRESS_LEGACY_STREAM;
+	int status = -1, rc;
+	void *p = NULL;
+
+	switch (src->via) {
+	case CUSHIM_VIA_BYVERSION:
+		rc = ((rt_byversion_fn)src->fn)(s->base, &p, (unsigned)s->version, flags, &status);
+		break;
+	case CUSHIM_VIA_GPA2:
+		rc = ((gpa2_fn)src->fn)(s->base, &p, s->version, flags, (CUdriverProcAddressQueryResult *)&status);
+		break;
+	case CUSHIM_VIA_GPA1:
+		rc = ((gpa1_fn)src->fn)(s->base, &p, s->version, flags);
+		status = (rc == 0 && p) ? 0 : 1;
+		break;
+	case CUSHIM_VIA_DLSYM:
+		p = dlsym(src->handle, s->name);
+		rc = 0, status = p ? 0 : 1;
+		break;
+	default:
+		return CUSHIM_FAILED;
+	}
+	*out = p;
+	if (rc == 0 && p && status == 0)
+		return CUSHIM_FOUND;
+	if (status == 2)
+		return CUSHIM_TOO_OLD;
+	return (rc == 0 || status == 1) ? CUSHIM_NOT_FOUND : CUSHIM_FAILED;
+}
+
+/* ---- never recurse: the span of libcushim.so itself ---- */
+static uintptr_t self_lo, self_hi;
+static char self_path[4096];
+
+static int find_self_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uintptr_t me = (uintptr_t)data, lo = UINTPTR_MAX, hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+	}
+	if (me < lo || me >= hi)
+		return 0;
+	self_lo = lo, self_hi = hi;
+	snprintf(self_path, sizeof self_path, "%s", info->dlpi_name ? info->dlpi_name : "");
+	return 1;
+}
+
+void cushim_find_self(void)
+{
+	dl_iterate_phdr(find_self_cb, (void *)(uintptr_t)&find_self_cb);
+}
+
+int cushim_inside_self(const void *p)
+{
+	return (uintptr_t)p >= self_lo && (uintptr_t)p < self_hi;
+}
+
+const char *cushim_self_path(void)
+{
+	return self_path[0] ? self_path : "libcushim.so";
+}
+
+static void object_path(void *handle, char *buf, size_t size)
+{
+	struct link_map *lm = NULL;
+	if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && lm->l_name[0])
+		snprintf(buf, size, "%s", lm->l_name);
+	else
+		snprintf(buf, size, "?");
+}
+
+/* ---- the driver ---- */
+
+/* A driver library as a source: its cuGetProcAddress_v2, else its
+ * cuGetProcAddress, else (before CUDA 11.3) its symbols by name.  0 when it
+ * is cushim itself. */
+int cushim_driver_source(void *handle, const char *path, struct cushim_source *src)
+{
+	void *p;
+
+	memset(src, 0, sizeof *src);
+	src->handle = handle;
+	if ((p = dlsym(handle, "cuGetProcAddress_v2"))) {
+		src->via = CUSHIM_VIA_GPA2, src->how = "the driver's cuGetProcAddress_v2";
+	} else if ((p = dlsym(handle, "cuGetProcAddress"))) {
+		src->via = CUSHIM_VIA_GPA1, src->how = "the driver's cuGetProcAddress";
+	} else {
+		p = dlsym(handle, "cuInit");
+		src->via = CUSHIM_VIA_DLSYM, src->how = "the driver's own symbols (it has no cuGetProcAddress)";
+	}
+	if (!p || cushim_inside_self(p))
+		return 0;
+	src->fn = src->via == CUSHIM_VIA_DLSYM ? NULL : p;
+	src->origin = src->via == CUSHIM_VIA_DLSYM ? CUSHIM_FROM_DLSYM : CUSHIM_FROM_DRIVER;
+	if (path)
+		snprintf(src->path, sizeof src->path, "%s", path);
+	else
+		object_path(handle, src->path, sizeof src->path);
+	return 1;
+}
+
+/* libcuda.so.1 as the loader finds it (the program's own, when it links it). */
+int cushim_open_driver(struct cushim_source *src)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		cushim_log(CUSHIM_LOG_INFO, "cannot load libcuda.so.1: %s", dlerror());
+		return 0;
+	}
+	if (!cushim_driver_source(h, NULL, src)) {
+		cushim_log(CUSHIM_LOG_WARN, "libcuda.so.1 (%s) is cushim itself, not a driver: set CUSHIM_DRIVER "
+			   "or fix the library path", src->path[0] ? src->path : cushim_self_path());
+		return 0;
+	}
+	return 1;
+}
+
+/* ---- a CUDA runtime ---- */
+
+/* The runtime's way in: ByVersion where it has it, else its
+ * cudaGetDriverEntryPoint asked for cuGetProcAddress (12.0 and later hand
+ * back the v2 ABI, 11.x the v1 ABI). */
+static int runtime_way_in(void *h, int version, struct cushim_source *src, int *rc)
+{
+	rt_byversion_fn byversion = (rt_byversion_fn)dlsym(h, "cudaGetDriverEntryPointByVersion");
+	void *entry = dlsym(h, "cudaGetDriverEntryPoint"), *p = NULL;
+	int status = -1;
+
+	if (byversion) {
+		*rc = byversion("cuDriverGetVersion", &p, 2020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &status);
+		src->via = CUSHIM_VIA_BYVERSION, src->fn = (void *)byversion;
+		src->how = "cudaGetDriverEntryPointByVersion";
+		return *rc == 0 && p;
+	}
+	if (!entry)
+		return 0;
+	if (version >= 12000)
+		*rc = ((rt_entry4_fn)entry)("cuGetProcAddress", &p, 0, &status);
+	else
+		*rc = ((rt_entry3_fn)entry)("cuGetProcAddress", &p, 0);
+	if (*rc != 0 || !p)
+		return 0;
+	if (cushim_inside_self(p)) {
+		cushim_log(CUSHIM_LOG_WARN, "the runtime handed out cushim's own cuGetProcAddress; skipped");
+		return 0;
+	}
+	src->via = version >= 12000 ? CUSHIM_VIA_GPA2 : CUSHIM_VIA_GPA1, src->fn = p;
+	src->how = version >= 12000 ? "cudaGetDriverEntryPoint (cuGetProcAddress_v2)"
+				    : "cudaGetDriverEntryPoint (cuGetProcAddress)";
+	return 1;
+}
+
+/* Take one runtime if it hands out entry points for this driver. */
+static int use_runtime(void *h, const char *what, struct cushim_source *src)
+{
+	rt_version_fn rtver = (rt_version_fn)dlsym(h, "cudaRuntimeGetVersion");
+	int version = 0, rc = -1;
+	char v[16];
+
+	memset(src, 0, sizeof *src);
+	object_path(h, src->path, sizeof src->path);
+	if (rtver)
+		rtver(&version);
+	if (!dlsym(h, "cudaGetDriverEntryPoint") && !dlsym(h, "cudaGetDriverEntryPointByVersion")) {
+		cushim_log(CUSHIM_LOG_INFO, "%s %s has no cudaGetDriverEntryPoint; skipped", what, src->path);
+		return 0;
+	}
+	if (runtime_way_in(h, version, src, &rc)) {
+		src->handle = h, src->origin = CUSHIM_FROM_RUNTIME;
+		cushim_log(CUSHIM_LOG_INFO, "using %s %s (CUDA %s) through %s", what, src->path,
+			   cushim_format_version(version, v), src->how);
+		return 1;
+	}
+	if (rc == CUDART_INSUFFICIENT_DRIVER)
+		cushim_log(CUSHIM_LOG_INFO, "%s %s (CUDA %s) refuses this driver (cudaErrorInsufficientDriver); "
+			   "trying the next", what, src->path, cushim_format_version(version, v));
+	else
+		cushim_log(CUSHIM_LOG_INFO, "%s %s (CUDA %s) gave no entry points (error %d); trying the next",
+			   what, src->path, cushim_format_version(version, v), rc);
+	src->via = CUSHIM_VIA_NONE;
+	return 0;
+}
+
+const char *const cushim_runtime_sonames[CUSHIM_NRUNTIMES] = { "libcudart.so.13", "libcudart.so.12",
+							       "libcudart.so.11.0" };
+
+static int try_runtime(const char *file, int mode, const char *what, struct cushim_source *src)
+{
+	void *h = dlopen(file, mode);
+	if (!h)
+		return 0;
+	if (use_runtime(h, what, src))
+		return 1;
+	dlclose(h);
+	return 0;
+}
+
+/* Has the process loaded a CUDA runtime (one whose entry points a program
+ * uses, and which may have initialised the driver already)? */
+int cushim_runtime_loaded(void)
+{
+	if (dlsym(RTLD_DEFAULT, "cudaGetDriverEntryPoint"))
+		return 1;
+	for (size_t i = 0; i < CUSHIM_NRUNTIMES; i++) {
+		void *h = dlopen(cushim_runtime_sonames[i], RTLD_NOW | RTLD_NOLOAD);
+		if (h) {
+			dlclose(h);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* A runtime the process has loaded (globally or privately), CUSHIM_CUDART,
+ * then the runtimes by soname.  Only called once the driver is initialised:
+ * a runtime's entry-point call initialises it otherwise. */
+int cushim_open_runtime(struct cushim_source *src)
+{
+	void *sym = dlsym(RTLD_DEFAULT, "cudaGetDriverEntryPoint");
+	Dl_info info;
+	size_t i;
+
+	if (sym && dladdr(sym, &info) && info.dli_fname &&
+	    try_runtime(info.dli_fname, RTLD_NOW | RTLD_NOLOAD, "the process's runtime", src))
+		return 1;
+	for (i = 0; i < CUSHIM_NRUNTIMES; i++)
+		if (try_runtime(cushim_runtime_sonames[i], RTLD_NOW | RTLD_NOLOAD, "the process's runtime", src))
+			return 1;
+	if (cushim_conf.cudart) {
+		void *h = dlopen(cushim_conf.cudart, RTLD_NOW | RTLD_LOCAL);
+		if (!h)
+			cushim_log(CUSHIM_LOG_WARN, "cannot load CUSHIM_CUDART=%s: %s; trying the usual runtimes",
+				   cushim_conf.cudart, dlerror());
+		else if (use_runtime(h, "CUSHIM_CUDART runtime", src))
+			return 1;
+		else
+			dlclose(h);
+	}
+	for (i = 0; i < CUSHIM_NRUNTIMES; i++)
+		if (try_runtime(cushim_runtime_sonames[i], RTLD_NOW | RTLD_LOCAL, "runtime", src))
+			return 1;
+	return 0;
+}

@@ -1,0 +1,41 @@
+# tests/realdrv: cushim on real NVIDIA driver libraries (418 to 550, CUDA 10.1
+# to 12.4) and real CUDA runtimes (11.8, 12.4, 12.9), fetched from Debian's
+# non-free archive and PyPI into tests/realdrv/cache (make fetch-drivers,
+# make fetch-runtimes; the tests fetch what is not there yet, and skip where
+# nothing can be fetched).  No GPU is needed: the drivers load and answer
+# without one.  runtimes-gpu.sh is the GPU half (exits 77 without a GPU).
+REALDRV_CACHE = tests/realdrv/cache
+REALDRV_FETCH = $(SHELL) $(top_srcdir)/tests/realdrv/fetch.sh
+
+check_PROGRAMS += tests/realdrv/realdrv-app
+tests_realdrv_realdrv_app_SOURCES = tests/realdrv/realdrv-app.c tests/realdrv/realdrv-exports.c \
+	tests/realdrv/realdrv.h
+nodist_tests_realdrv_realdrv_app_SOURCES = tests/realdrv/imports.c
+tests_realdrv_realdrv_app_CPPFLAGS = -D_GNU_SOURCE -I$(CUDA_INCDIR) -I$(top_srcdir)/tests/realdrv
+# -z now against the toolkit's stub libcuda.so (the fake 13.0 driver where a
+# toolkit has no stub): every import must be found when the program loads.
+REALDRV_LINK = $(CUDA_STUBS_LDFLAGS) -Ltests/fake/drv-13.0
+tests_realdrv_realdrv_app_LDFLAGS = $(REALDRV_LINK) -Wl,-z,now
+tests_realdrv_realdrv_app_LDADD = -lcuda -ldl
+EXTRA_tests_realdrv_realdrv_app_DEPENDENCIES = tests/fake/drv-13.0/libcuda.so.1
+
+# the import table: every export, strong where the stub defines it
+tests/realdrv/imports.c: src/cushim-syms.tsv $(top_srcdir)/tests/realdrv/imports.awk tests/fake/drv-13.0/libcuda.so.1
+	$(AM_V_GEN)$(MKDIR_P) tests/realdrv && \
+	stub=`$(CC) $(REALDRV_LINK) -print-file-name=libcuda.so` && \
+	$(NM) -D --defined-only "$$stub" | $(AWK) '{ print $$NF }' > $@.names && \
+	$(AWK) -f $(top_srcdir)/tests/realdrv/imports.awk $@.names src/cushim-syms.tsv > $@ && rm -f $@.names
+CLEANFILES += tests/realdrv/imports.c
+
+TESTS += tests/realdrv/drivers.sh tests/realdrv/runtimes.sh tests/realdrv/runtimes-gpu.sh
+EXTRA_DIST += tests/realdrv/fetch.sh tests/realdrv/imports.awk tests/realdrv/realdrv-env.sh tests/realdrv/drivers.sh \
+	tests/realdrv/runtimes.sh tests/realdrv/runtimes-gpu.sh
+
+fetch-drivers:
+	$(REALDRV_FETCH) drivers $(REALDRV_CACHE)
+fetch-runtimes:
+	$(REALDRV_FETCH) runtimes $(REALDRV_CACHE)
+clean-local: clean-realdrv
+clean-realdrv:
+	rm -rf $(REALDRV_CACHE)
+.PHONY: fetch-drivers fetch-runtimes clean-realdrv

@@ -1,0 +1,42 @@
+# Sourced by the realdrv tests: '. "$top_srcdir/tests/realdrv/realdrv-env.sh"'.
+# Sets SHIM, APP, CACHE, FAKE and a temporary folder T; unsets the settings
+# that change cushim's answers on purpose (realdrv-app refuses them).
+: "${top_builddir:?}" "${top_srcdir:?}"
+SHIM=$top_builddir/.libs/libcushim.so
+APP=$top_builddir/tests/realdrv/realdrv-app
+CACHE=$top_builddir/tests/realdrv/cache
+FAKE=$top_builddir/tests/fake
+T=$(mktemp -d "${TMPDIR:-/tmp}/cushim-realdrv.XXXXXX") || exit 99
+trap 'rm -rf "$T"' EXIT
+unset CUSHIM_HIDE CUSHIM_DRIVER_VERSION CUSHIM_SUMMARY CUSHIM_LOG CUSHIM_LOG_FILE CUSHIM_CUDART
+fail=0
+
+# bad WHO WHAT: one failure, named.
+bad() { echo "FAIL: $1: $2"; fail=1; }
+
+# fetched drivers|runtimes: fetch what the cache lacks (what cannot be
+# fetched is named); the cache's folders of that kind, in version order.
+fetched() {
+	sh "$top_srcdir/tests/realdrv/fetch.sh" "$1" "$CACHE" >&2 ||
+		echo "realdrv: what is named above could not be fetched; testing the rest" >&2
+	case $1 in drivers) k=drv ;; *) k=rt ;; esac
+	ls -d "$CACHE/$k"/*/ 2>/dev/null | sort -V
+}
+
+# driver_version DIR: 535.261.03 for DIR/libcuda.so.535.261.03.
+driver_version() { ls "$1" | sed -n 's/^libcuda\.so\.\([0-9][0-9]*\.[0-9].*\)$/\1/p' | head -n 1; }
+
+# runtime_file DIR: the runtime by its soname (libcudart.so.12, .11.0).
+runtime_file() { ls "$1" | grep -E '^libcudart\.so\.[0-9]+(\.0)?$' | head -n 1; }
+
+# run_app OUT LOG [VAR=VALUE...]: realdrv-app under cushim, logging at info
+# into LOG; its exit status.
+run_app() {
+	out=$1 log=$2
+	shift 2
+	rm -f "$log"
+	env CUSHIM_LOG=info CUSHIM_LOG_FILE="$log" LD_PRELOAD="$SHIM" "$@" "$APP" > "$out" 2>&1
+}
+
+# row_field OUT NAME: a field of the realdrv-row line (exact=, count=, ...).
+row_field() { sed -n "s/^realdrv-row: .* $2=\([^ ]*\).*/\1/p" "$1"; }
