@@ -1,10 +1,11 @@
-/* Downgrade adapters (issue 8).  Each adapter has the exact prototype of the
+/* Downgrade adapters.  Each adapter has the exact prototype of the
  * export it serves; it checks its condition, and when that holds it
  * translates the arguments, calls the older variant through cushim_real[] and
  * translates the results back.  When it does not hold, the call behaves as
  * missing (cushim_missing_call, 36), the older variant never called.  The
  * conditions and the documentation they rest on: doc/ADAPTERS.md. */
 #include "adapt.h"
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,9 +20,10 @@ const int cushim_nadapters = (int)(sizeof cushim_adapters / sizeof *cushim_adapt
 enum { CUSHIM_ADAPTER_LIST(ROW) NROWS };
 #undef ROW
 
-/* The older variant as the driver gave it, typed as cuda.h declares it. */
+/* The older variant as the driver gave it, typed as the table's row (the
+ * toolkit's declaration where it has one). */
 #ifndef CUSHIM_NO_ADAPTERS
-#define REAL(name) ((__typeof__(&name))cushim_real[CUSHIM_IDX_##name])
+#define REAL(name) ((cushim_fn_##name *)cushim_real[CUSHIM_IDX_##name])
 #define MISSING(name) cushim_missing_call(CUSHIM_IDX_##name)
 
 /* ---- the log: the first use of each row at warn, every use at trace ---- */
@@ -208,6 +210,65 @@ static CUresult CUDAAPI adapt_cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgrap
 		return MISSING(cuGraphAddNode_v2);
 	SERVED(cuGraphAddNode_v2, cuGraphAddNode);
 	return REAL(cuGraphAddNode)(phGraphNode, hGraph, dependencies, n, nodeParams);
+}
+
+/* ================= graphs: node parameters of CUDA 13.4 ================= */
+
+/* CUgraphNodeParams is "a tagged union" whose "unused bytes - that is,
+ * reserved0 and all bytes past the utilized union member - must be set to
+ * zero".  From 13.4 (cuGraphAddNode_v3, cuGraphNodeSetParams_v2) some members
+ * grew into those bytes: host nodes a syncMode and a preferred context, event
+ * record and external-semaphore nodes a preferred context; and kernel nodes
+ * with both func and ctx set have ctx checked.  The older variants read the
+ * 13.0 members only, so they mean the same when the call uses none of that:
+ * a node type of 13.0, nothing past its 13.0 member, and no kernel node with
+ * both func and ctx. */
+static int node_params_of_13_0(const CUgraphNodeParams *p)
+{
+	const unsigned char *u = (const unsigned char *)p + offsetof(CUgraphNodeParams, kernel);
+	const size_t n = offsetof(CUgraphNodeParams, reserved2) - offsetof(CUgraphNodeParams, kernel);
+	size_t member;
+
+	if (!p)
+		return 0;
+	switch (p->type) {
+	case CU_GRAPH_NODE_TYPE_KERNEL:
+		return !(p->kernel.func && p->kernel.ctx); /* "ignored if func is set" before */
+	case CU_GRAPH_NODE_TYPE_HOST:
+		member = 2 * sizeof(void *); /* fn, userData */
+		break;
+	case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+		member = sizeof(CUevent); /* event */
+		break;
+	case CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL:
+	case CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT:
+		member = 2 * sizeof(void *) + sizeof(unsigned int); /* extSemArray, paramsArray, numExtSems */
+		break;
+	default:
+		return p->type >= CU_GRAPH_NODE_TYPE_KERNEL && p->type <= CU_GRAPH_NODE_TYPE_CONDITIONAL;
+	}
+	for (size_t k = member; k < n; k++)
+		if (u[k])
+			return 0;
+	return 1;
+}
+
+static CUresult CUDAAPI adapt_cuGraphAddNode_v3(CUgraphNode *phGraphNode, CUgraph hGraph,
+						const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData,
+						size_t n, CUgraphNodeParams *nodeParams)
+{
+	if (!node_params_of_13_0(nodeParams))
+		return MISSING(cuGraphAddNode_v3);
+	SERVED(cuGraphAddNode_v3, cuGraphAddNode_v2);
+	return REAL(cuGraphAddNode_v2)(phGraphNode, hGraph, dependencies, dependencyData, n, nodeParams);
+}
+
+static CUresult CUDAAPI adapt_cuGraphNodeSetParams_v2(CUgraphNode hNode, CUgraphNodeParams *nodeParams)
+{
+	if (!node_params_of_13_0(nodeParams))
+		return MISSING(cuGraphNodeSetParams_v2);
+	SERVED(cuGraphNodeSetParams_v2, cuGraphNodeSetParams);
+	return REAL(cuGraphNodeSetParams)(hNode, nodeParams);
 }
 
 /* The queries: only without edge data asked for.  A driver without the v2
@@ -401,7 +462,68 @@ BATCH(cuMemcpyBatchAsync_v2_ptsz, cuMemcpyBatchAsync_ptsz)
 BATCH3D(cuMemcpy3DBatchAsync_v2, cuMemcpy3DBatchAsync)
 BATCH3D(cuMemcpy3DBatchAsync_v2_ptsz, cuMemcpy3DBatchAsync_ptsz)
 
+/* ================= multicast ================= */
+
+/* cuMulticastBindMem "must have been created on one of the devices that was
+ * added to the multicast team": the binding is for that device.  The v2
+ * variants bind "for the device dev", and for device memory "the memory
+ * allocation must have been created on the device specified by dev": the
+ * same binding when the memory is on dev.  Host NUMA memory has no v1 form. */
+static CUresult CUDAAPI adapt_cuMulticastBindMem_v2(CUmemGenericAllocationHandle mcHandle, CUdevice dev,
+						    size_t mcOffset, CUmemGenericAllocationHandle memHandle,
+						    size_t memOffset, size_t size, unsigned long long flags)
+{
+	CUmemAllocationProp prop;
+
+	memset(&prop, 0, sizeof prop);
+	if (!REAL(cuMemGetAllocationPropertiesFromHandle) ||
+	    REAL(cuMemGetAllocationPropertiesFromHandle)(&prop, memHandle) != CUDA_SUCCESS ||
+	    prop.location.type != CU_MEM_LOCATION_TYPE_DEVICE || prop.location.id != dev)
+		return MISSING(cuMulticastBindMem_v2);
+	SERVED(cuMulticastBindMem_v2, cuMulticastBindMem);
+	return REAL(cuMulticastBindMem)(mcHandle, mcOffset, memHandle, memOffset, size, flags);
+}
+
+/* The same for a mapped address: CU_POINTER_ATTRIBUTE_MEMORY_TYPE "describing
+ * the physical location of a pointer" is the device, and
+ * CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL ("a device against which the memory was
+ * allocated") is dev. */
+static CUresult CUDAAPI adapt_cuMulticastBindAddr_v2(CUmemGenericAllocationHandle mcHandle, CUdevice dev,
+						     size_t mcOffset, CUdeviceptr memptr, size_t size,
+						     unsigned long long flags)
+{
+	unsigned int type = 0;
+	int ordinal = -1;
+
+	if (!REAL(cuPointerGetAttribute) ||
+	    REAL(cuPointerGetAttribute)(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, memptr) != CUDA_SUCCESS ||
+	    type != CU_MEMORYTYPE_DEVICE ||
+	    REAL(cuPointerGetAttribute)(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, memptr) != CUDA_SUCCESS ||
+	    ordinal != dev)
+		return MISSING(cuMulticastBindAddr_v2);
+	SERVED(cuMulticastBindAddr_v2, cuMulticastBindAddr);
+	return REAL(cuMulticastBindAddr)(mcHandle, mcOffset, memptr, size, flags);
+}
+
 /* ================= streams ================= */
+
+/* cuLaunchHostFunc_v2 adds a syncMode, CUhostTaskSyncMode: 0 is
+ * CU_HOST_TASK_BLOCKING, "The execution thread will block until new host
+ * tasks are ready to run", the mode host nodes got from callers that zeroed
+ * the bytes where 13.4 put their syncMode.  Otherwise the two texts are the
+ * same. */
+#define HOST_TASK_BLOCKING 0u
+#define HOSTFUNC(v2, v1)                                                                                   \
+	static CUresult CUDAAPI adapt_##v2(CUstream hStream, CUhostFn fn, void *userData, unsigned int syncMode) \
+	{                                                                                                  \
+		if (syncMode != HOST_TASK_BLOCKING)                                                        \
+			return MISSING(v2);                                                                \
+		SERVED(v2, v1);                                                                            \
+		return REAL(v1)(hStream, fn, userData);                                                    \
+	}
+HOSTFUNC(cuLaunchHostFunc_v2, cuLaunchHostFunc)
+HOSTFUNC(cuLaunchHostFunc_v2_ptsz, cuLaunchHostFunc_ptsz)
+
 
 #define CAPTUREINFO(v3, v2)                                                                                \
 	static CUresult CUDAAPI adapt_##v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,     \
@@ -452,7 +574,7 @@ GETCTX(cuStreamGetCtx_v2_ptsz, cuStreamGetCtx_ptsz)
 
 /* Every adapter has its export's exact prototype. */
 #define CHECK_PROTO(name, older, cond, below)                                                             \
-	_Static_assert(__builtin_types_compatible_p(__typeof__(adapt_##name), __typeof__(name)),           \
+	_Static_assert(__builtin_types_compatible_p(__typeof__(adapt_##name), cushim_fn_##name),            \
 		       "adapt_" #name " has the prototype of " #name);
 CUSHIM_ADAPTER_LIST(CHECK_PROTO)
 #undef CHECK_PROTO

@@ -1,4 +1,4 @@
-/* Downgrade adapters (issue 8): a newer ABI variant that the driver lacks,
+/* Downgrade adapters: a newer ABI variant that the driver lacks,
  * served by an older variant that the driver has, for the calls whose
  * arguments mean exactly the same to both.  doc/ADAPTERS.md is the reviewed
  * table: every candidate, the condition, the translation and the sentence of
@@ -29,6 +29,7 @@ struct cushim_adapter {
 	X(cuGraphAddDependencies_v2, cuGraphAddDependencies, "edgeData NULL or all zero", 0)               \
 	X(cuGraphAddKernelNode_v2, cuGraphAddKernelNode, "func set, not a CUkernel", 0)                    \
 	X(cuGraphAddNode_v2, cuGraphAddNode, "dependencyData NULL or all zero", 0)                         \
+	X(cuGraphAddNode_v3, cuGraphAddNode_v2, "node parameters of CUDA 13.0", 0)                         \
 	X(cuGraphExecKernelNodeSetParams_v2, cuGraphExecKernelNodeSetParams, "func set, not a CUkernel", 0) \
 	X(cuGraphExecUpdate_v2, cuGraphExecUpdate, "resultInfo given; not a topology change", 0)           \
 	X(cuGraphGetEdges_v2, cuGraphGetEdges, "edgeData NULL", 0)                                         \
@@ -36,7 +37,10 @@ struct cushim_adapter {
 	X(cuGraphKernelNodeSetParams_v2, cuGraphKernelNodeSetParams, "func set, not a CUkernel", 0)        \
 	X(cuGraphNodeGetDependencies_v2, cuGraphNodeGetDependencies, "edgeData NULL", 0)                   \
 	X(cuGraphNodeGetDependentNodes_v2, cuGraphNodeGetDependentNodes, "edgeData NULL", 0)               \
+	X(cuGraphNodeSetParams_v2, cuGraphNodeSetParams, "node parameters of CUDA 13.0", 0)                \
 	X(cuGraphRemoveDependencies_v2, cuGraphRemoveDependencies, "edgeData NULL or all zero", 0)         \
+	X(cuLaunchHostFunc_v2, cuLaunchHostFunc, "syncMode CU_HOST_TASK_BLOCKING (0)", 0)                  \
+	X(cuLaunchHostFunc_v2_ptsz, cuLaunchHostFunc_ptsz, "syncMode CU_HOST_TASK_BLOCKING (0)", 0)        \
 	X(cuMemAdvise_v2, cuMemAdvise, "location a device or the host, or ignored by the advice", 0)       \
 	X(cuMemPrefetchAsync_v2, cuMemPrefetchAsync, "location a device or the host; flags 0", 0)          \
 	X(cuMemPrefetchAsync_v2_ptsz, cuMemPrefetchAsync_ptsz, "location a device or the host; flags 0", 0) \
@@ -44,6 +48,8 @@ struct cushim_adapter {
 	X(cuMemcpy3DBatchAsync_v2_ptsz, cuMemcpy3DBatchAsync_ptsz, "always; failIdx dropped", 0)           \
 	X(cuMemcpyBatchAsync_v2, cuMemcpyBatchAsync, "always; failIdx dropped", 0)                         \
 	X(cuMemcpyBatchAsync_v2_ptsz, cuMemcpyBatchAsync_ptsz, "always; failIdx dropped", 0)               \
+	X(cuMulticastBindAddr_v2, cuMulticastBindAddr, "memptr is device memory of dev", 0)                \
+	X(cuMulticastBindMem_v2, cuMulticastBindMem, "memHandle is device memory of dev", 0)               \
 	X(cuStreamGetCaptureInfo_v3, cuStreamGetCaptureInfo_v2, "edgeData_out NULL", 0)                    \
 	X(cuStreamGetCaptureInfo_v3_ptsz, cuStreamGetCaptureInfo_v2_ptsz, "edgeData_out NULL", 0)          \
 	X(cuStreamGetCtx_v2, cuStreamGetCtx, "no green contexts (driver before 12.4); pGreenCtx given", 12040) \
@@ -55,8 +61,8 @@ struct cushim_adapter {
 	  "dependencyData NULL or all zero", 0)
 
 #if CUSHIM_TOOLKIT_VERSION < 13000
-/* The rows name CUDA 13.0 variants: built against an older toolkit, cushim
- * has no adapters (and exports none of those variants anyway). */
+/* The adapters are written with the types of the CUDA 13.0 headers: built
+ * against an older toolkit, cushim has none. */
 #undef CUSHIM_ADAPTER_LIST
 #define CUSHIM_ADAPTER_LIST(X)
 #define CUSHIM_NO_ADAPTERS 1

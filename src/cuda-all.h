@@ -1,7 +1,7 @@
 /* Every public declaration of the driver API, as the driver itself is built
  * (__CUDA_API_VERSION_INTERNAL): each ABI name (cuCtxCreate, cuCtxCreate_v2,
- * cuMemcpyAsync_ptsz, ...) is declared under its own name, so a stub defined
- * with the wrong prototype is a compile error. */
+ * cuMemcpyAsync_ptsz, ...) is declared under its own name, so a generated
+ * prototype that differs from the toolkit's is a compile error (wrappers.c). */
 #ifndef CUSHIM_CUDA_ALL_H
 #define CUSHIM_CUDA_ALL_H
 #define __CUDA_API_VERSION_INTERNAL 1

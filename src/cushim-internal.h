@@ -16,12 +16,15 @@
 
 enum cushim_flavour { CUSHIM_LEGACY, CUSHIM_PTDS, CUSHIM_PTSZ };
 
-/* One row of the symbol table (src/cushim-syms.h, generated). */
+/* One row of the symbol table (src/cushim-syms.h, generated from the
+ * committed table src/table/cuda-api.tsv and the toolkit's headers). */
 struct cushim_sym {
 	const char *name;     /* exported ABI name: cuCtxCreate_v2 */
 	const char *base;     /* name cuGetProcAddress knows: cuCtxCreate */
 	int version;          /* CUDA version of this variant: 3020 */
 	unsigned char flavour;
+	unsigned char lookup_only; /* no exported name (name is base_v<version>): a
+				    * variant reached only through cuGetProcAddress */
 };
 extern const struct cushim_sym cushim_syms[CUSHIM_NSYMS] CUSHIM_HIDDEN;
 
@@ -31,6 +34,13 @@ enum {
 #include "cushim-syms.h"
 #undef CUSHIM_SYM
 };
+
+/* The function type of every row: the toolkit's prototype where its headers
+ * declare the row, else one of ABI-equivalent types (tools/gensyms.py):
+ * cushim_fn_cuCtxCreate_v2, cushim_fn_cuLaunchHostFunc_v2 ... */
+#define CUSHIM_SYM(i, name, base, ver, fl, hdr, params, ...) typedef CUresult CUDAAPI cushim_fn_##name params;
+#include "cushim-syms.h"
+#undef CUSHIM_SYM
 
 /* What each exported stub calls (NULL until resolved), and what the driver gave. */
 extern void *cushim_slot[CUSHIM_NSYMS] CUSHIM_HIDDEN;
@@ -55,6 +65,7 @@ extern unsigned char cushim_origin[CUSHIM_NSYMS] CUSHIM_HIDDEN;
 /* The runtimes looked for by soname, newest first. */
 #define CUSHIM_NRUNTIMES 3
 extern const char *const cushim_runtime_sonames[CUSHIM_NRUNTIMES] CUSHIM_HIDDEN;
+void *cushim_slot_acquire(unsigned i) CUSHIM_HIDDEN; /* the stubs' load, in a ThreadSanitizer build */
 CUresult cushim_missing_call(unsigned i) CUSHIM_HIDDEN;
 int cushim_lookup_index(const char *name) CUSHIM_HIDDEN;
 

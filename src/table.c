@@ -1,14 +1,22 @@
 /* The symbol table as data: name, base name, version and flavour of every
- * export, expanded from the generated cushim-syms.h.  Used by the bootstrap,
- * the command-line tool and the tests. */
+ * row (the exports, and the variants reached only through cuGetProcAddress),
+ * expanded from the generated cushim-syms.h.  Used by the bootstrap, the
+ * command-line tool and the tests. */
 #include "cushim-internal.h"
 #include <string.h>
 
 const struct cushim_sym cushim_syms[CUSHIM_NSYMS] = {
-#define CUSHIM_SYM(i, name, base, ver, fl, ...) [i] = { #name, #base, ver, fl },
+#define CUSHIM_ROW(i, name, base, ver, fl, lookup_only) [i] = { #name, #base, ver, fl, lookup_only },
 #include "cushim-syms.h"
-#undef CUSHIM_SYM
+#undef CUSHIM_ROW
 };
+
+/* The table's size and alignment of each structure passed by value, which
+ * the generic prototypes rely on, against the compiler's. */
+#define CUSHIM_STRUCT_CHECK(type, size, align)                                                         \
+	_Static_assert(sizeof(type) == (size) && _Alignof(type) == (align), "the table's layout of " #type);
+#include "cushim-syms.h"
+#undef CUSHIM_STRUCT_CHECK
 
 int cushim_lookup_index(const char *name)
 {

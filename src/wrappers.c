@@ -1,7 +1,17 @@
-/* The trace wrappers, one per export, expanded from the generated table: time
+/* The trace wrappers, one per row, expanded from the generated table: time
  * the call, pass the arguments as 64-bit words with their descriptors (name,
- * how to print them) to trace.c, and return the driver's result. */
+ * how to print them) to trace.c, and return the driver's result.  A row the
+ * toolkit's headers do not declare (a newer CUDA's, from the committed table)
+ * has a prototype of ABI-equivalent types, so it is forwarded exactly and
+ * traced from the table's parameter kinds. */
 #include "cushim-internal.h"
+
+/* A row the toolkit declares has the toolkit's own prototype. */
+#define CUSHIM_DECLARED(i, name)                                                                        \
+	_Static_assert(__builtin_types_compatible_p(cushim_fn_##name, __typeof__(name)),                 \
+		       #name " has the prototype of the toolkit's declaration");
+#include "cushim-syms.h"
+#undef CUSHIM_DECLARED
 
 #define CUSHIM_UNPAREN(...) __VA_ARGS__
 

@@ -8,6 +8,7 @@ include tests/cufuture/local.mk
 include tests/userbuffers/local.mk
 include tests/adapt/local.mk
 include tests/compat/local.mk
+include tests/table/local.mk
 include src/cli/local.mk
 include tests/hardening/local.mk
 include tests/fuzz/local.mk

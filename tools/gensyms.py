@@ -1,359 +1,428 @@
 #!/usr/bin/env python3
-"""Generate cushim's symbol table from a CUDA toolkit's headers.
+"""Generate cushim's symbol table from the committed table and the toolkit.
 
-The toolkit's cuda*Typedefs.h declare one PFN_<base>_v<version>[_ptds|_ptsz]
-typedef per ABI variant of every driver function, with its full prototype on
-one line.  This script turns them into the one table the rest of cushim is
-built from:
+The rows are the union of the committed table (src/table/cuda-api.tsv, the
+newest CUDA cushim knows, whatever is installed) and what the configured
+toolkit's headers declare (a newer toolkit adds rows; tools/cudaapi.py reads
+both the same way).  A row the toolkit declares keeps the toolkit's own
+prototype; any other gets one of ABI-equivalent C types: the table's type
+where the toolkit defines it (same size and alignment for a structure passed
+by value), else the generic type of its kind (void *, fixed-width integers,
+int for an enum, a structure of integer words of the same size and alignment).
 
-  cushim-syms.h   X-macro table, one CUSHIM_SYM(...) row per exported name,
-                  with the argument descriptors the tracer decodes;
-  cushim-enums.h  every enum of cuda.h (values, names, and for CUresult the
-                  first sentence of its documentation);
-  cushim-syms.tsv the same rows as text, for the documentation and tools.
-
-The exported (ABI) name of a variant is derived from the header order: the
-oldest legacy variant is <base>, the next <base>_v2, and so on (anchored on
-cuda.h's '#define <base> <base>_vN' only where that N is above the count of
-typedefs, i.e. older variants were dropped); a per-thread variant
-takes the name of the newest legacy variant at or before its version plus
-_ptds or _ptsz.  Nothing here names a CUDA version.
+  cushim-syms.h    X-macro table, one CUSHIM_SYM(...) row per variant, with
+                   the argument descriptors the tracer decodes;
+  cushim-stubs.S   the stubs (one load and one indirect jump each, on x86-64
+                   and aarch64), the slots they jump through, and the
+                   first-call trampoline;
+  cushim-enums.h   the enums (values, names, and CUresult's documentation);
+  cushim-syms.tsv  the same rows as text, for the documentation and tools.
 """
 import argparse
 import os
 import re
 import sys
 
-TYPEDEF_HEADERS = [  # (file, the header declaring its functions, needed)
-    ("cudaTypedefs.h", "cuda.h", True),
-    ("cudaProfilerTypedefs.h", "cudaProfiler.h", False),
-    ("cudaGLTypedefs.h", "cudaGL.h", False),
-    ("cudaEGLTypedefs.h", "cudaEGL.h", False),
-    ("cudaVDPAUTypedefs.h", "cudaVDPAU.h", False),
-]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cudaapi  # noqa: E402
 
-PFN_RE = re.compile(
-    r"typedef\s+(?P<ret>[\w\s\*]+?)\s*\(\s*CUDAAPI\s*\*\s*PFN_(?P<base>\w+?)(?:_v(?P<ver>\d+))?"
-    r"(?P<fl>_ptds|_ptsz)?\s*\)\s*\((?P<params>.*)\)\s*;")
 FLAVOURS = {"": "CUSHIM_LEGACY", "_ptds": "CUSHIM_PTDS", "_ptsz": "CUSHIM_PTSZ"}
+GENERIC = {"ptr": "void *", "str": "const char *", "handle": "void *", "f32": "float", "f64": "double",
+           "enum": "int", "x32": "uint32_t", "x64": "uint64_t"}
+CLASS = {"ptr": "CUSHIM_A_PTR", "str": "CUSHIM_A_STR", "handle": "CUSHIM_A_HEX", "x32": "CUSHIM_A_HEX",
+         "x64": "CUSHIM_A_HEX", "f32": "CUSHIM_A_FLOAT", "f64": "CUSHIM_A_FLOAT", "enum": "CUSHIM_A_ENUM"}
+C_WORDS = {"const", "volatile", "unsigned", "signed", "int", "char", "short", "long", "float", "double", "void",
+           "struct", "enum", "union", "size_t"}
 
 
-def die(msg):
-    sys.stderr.write("gensyms: %s\n" % msg)
-    sys.exit(1)
+def version_text(v):
+    return "%d.%d" % (v // 1000, v % 1000 // 10)
 
 
-def active_lines(path):
-    """Yield the lines of a header outside '#ifdef _WIN32' branches."""
-    stack = []  # each entry: True where that branch is Windows-only
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            s = line.strip()
-            m = re.match(r"#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)", s)
-            if m:
-                kw, rest = m.group(1), m.group(2)
-                win = "_WIN32" in rest or "_WIN64" in rest
-                if kw in ("if", "ifdef"):
-                    stack.append(win)
-                elif kw == "ifndef":
-                    stack.append(False)
-                elif kw in ("elif", "else") and stack:
-                    stack[-1] = False
-                elif kw == "endif" and stack:
-                    stack.pop()
-                continue
-            if not any(stack):
-                yield line
+def row_name(r):
+    """A lookup-only variant's label (never exported): base_v<version>[flavour]."""
+    return r["name"] or "%s_v%d%s" % (r["base"], r["version"], r["flavour"])
 
 
-def split_params(text):
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-            continue
-        depth += ch in "([" 
-        depth -= ch in ")]"
-        cur += ch
-    if cur.strip():
-        out.append(cur.strip())
+# ---------------------------------------------------------------- the union
+
+def union(local, table):
+    """Every variant either knows, keyed by (base, version, flavour); the
+    newer CUDA's name wins; the toolkit's prototype wherever it has one."""
+    rows = {}
+    for r in table.rows:
+        rows[(r["base"], r["version"], r["flavour"])] = dict(r, local=None)
+    newer_local = local.version > table.version
+    named = {(r["base"], r["flavour"], r["name"]): k for k, r in rows.items() if r["name"]}
+    for r in local.rows:
+        key = (r["base"], r["version"], r["flavour"])
+        if r.get("guessed") and key not in rows and (r["base"], r["flavour"], r["name"]) in named:
+            key = named[(r["base"], r["flavour"], r["name"])]  # the table knows its real version
+            r = dict(r, version=key[1])
+        t = rows.get(key)
+        if t and r["name"] != t["name"] and r["name"] and t["name"]:
+            raise cudaapi.Error("the toolkit (CUDA %s) names %s what the table (CUDA %s) names %s" % (
+                version_text(local.version), r["name"], version_text(table.version), t["name"]))
+        name = r["name"] if (newer_local or not t) else t["name"]
+        kinds = local.kinds(r)
+        if t and [k for _, k, _ in kinds] != [k for _, k, _ in t["kinds"]]:
+            raise cudaapi.Error("the toolkit and the table pass %s's parameters differently: %s, %s" % (
+                row_name(t), [k for _, k, _ in kinds], [k for _, k, _ in t["kinds"]]))
+        rows[key] = dict(r, name=name, kinds=kinds, local=r)
+    out = sorted(rows.values(), key=row_name)
+    names = [row_name(r) for r in out]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise cudaapi.Error("two variants map to one name: %s" % ", ".join(sorted(dup)))
     return out
 
 
-KEYWORDS = {"const", "volatile", "unsigned", "signed", "int", "char", "short", "long",
-            "float", "double", "void", "struct", "enum", "union", "size_t"}
+# ---------------------------------------------------------------- prototypes
+
+class Protos:
+    """The C prototype of every row, and the generic types it needs."""
+
+    def __init__(self, local):
+        self.local = local
+        self.generic = {}     # "cushim_struct_S_A" -> (size, align)
+        self.checks = {}      # local struct type -> (size, align): checked by the compiler
+
+    def c_type(self, kind, ty):
+        if kind.startswith("struct/"):
+            size, align = (int(x) for x in kind.split("/")[1:])
+            if self.known(ty):
+                have = self.local.types.layout(self.local.types.resolve(cudaapi.strip_stars(ty)[0]))
+                if have[:2] == (size, align):
+                    self.checks[ty] = (size, align)
+                    return ty
+            name = "cushim_struct_%d_%d" % (size, align)
+            self.generic[name] = (size, align)
+            return name
+        if self.known(ty):
+            return ty
+        if kind in GENERIC:
+            return GENERIC[kind]
+        return "%sint%s_t" % ("u" if kind[0] == "u" else "", kind[1:])
+
+    def known(self, ty):
+        return all(w in C_WORDS or w in self.local.decl_types for w in re.findall(r"\w+", ty))
+
+    def params(self, r):
+        """[(C type, name, kind, written type)] of a row."""
+        if r["local"]:
+            for _, k, ty in r["kinds"]:
+                if k.startswith("struct/"):
+                    self.checks[ty] = tuple(int(x) for x in k.split("/")[1:])
+            return [(ty, n, k, ty) for (ty, n), (_, k, _) in zip(r["local"]["params"], r["kinds"])]
+        return [(self.c_type(k, ty), n, k, ty) for n, k, ty in r["kinds"]]
 
 
-def parse_param(p, i):
-    """Return (type, original name) of one parameter."""
-    if "(" in p or "[" in p:
-        die("cannot parse parameter %r" % p)
-    m = re.match(r"(.*?)(\w+)\s*$", p)
-    toks = re.findall(r"\w+|\*", p)
-    if m and len(toks) > 1 and m.group(2) not in KEYWORDS and m.group(1).split()[-1:] not in (["struct"], ["enum"]):
-        ty, name = m.group(1).strip(), m.group(2)
-    else:
-        ty, name = p.strip(), "arg%d" % i
-    ty = re.sub(r"\s*\*\s*", "*", ty)
-    ty = re.sub(r"\*(?=\w)", "* ", ty).replace("*", " *").replace("  ", " ").strip()
-    ty = re.sub(r"\s+\*", " *", ty).replace("* *", "**")
-    return ty, name
+# ---------------------------------------------------------------- enums
+
+def merged_enums(local, table, raw_cuda_h):
+    """The toolkit's enums, completed with the table's values, then the
+    table's other enums: [(names, [(NAME, value, doc)])]."""
+    docs = result_docs(raw_cuda_h)
+    enums = [(list(n), [(a, v, docs.get(a, "") if "CUresult" in n else "") for a, v in e])
+             for n, e in local.public.enums]
+    where = {n: i for i, (names, _) in enumerate(enums) for n in names}
+    for key, entries in table.enums.items():
+        names = [key] + table.enum_names.get(key, [])
+        hit = [where[n] for n in names if n in where]
+        if hit:
+            have = {a for a, _, _ in enums[hit[0]][1]}
+            enums[hit[0]][1].extend((a, v, "") for a, v in entries if a not in have)
+            enums[hit[0]][0].extend(n for n in names if n not in where)
+        else:
+            enums.append((names, [(a, v, "") for a, v in entries]))
+        for n in names:
+            where.setdefault(n, hit[0] if hit else len(enums) - 1)
+    return enums
 
 
-def read_typedefs(incdir, cuda_version):
-    """Every PFN_ typedef.  A few headers (12.4) forgot the _v<version> of a
-    function's only variant: that one is taken to be the toolkit's own version,
-    the latest it can be, so that cushim never asks an older driver for it."""
-    variants = {}  # base -> list of dict
-    files = []
-    for fname, decls, needed in TYPEDEF_HEADERS:
-        path = os.path.join(incdir, fname)
-        if not os.path.exists(path) or not os.path.exists(os.path.join(incdir, decls)):
-            if needed:
-                die("%s not found: is %s a CUDA toolkit's include folder?" % (path, incdir))
-            continue  # without its declarations (and types) the stubs could not compile
-        files.append(fname)
-        for line in active_lines(path):
-            if "PFN_" not in line or "typedef" not in line:
-                continue
-            m = PFN_RE.search(line)
-            if not m:
-                continue  # the unversioned '#define PFN_x PFN_x_vN' aliases
-            ret = " ".join(m.group("ret").split())
-            if ret != "CUresult":
-                die("PFN_%s_v%s returns %s, not CUresult" % (m.group("base"), m.group("ver"), ret))
-            params = split_params(m.group("params"))
-            if params in ([], ["void"]):
-                params = []
-            variants.setdefault(m.group("base"), []).append({
-                "base": m.group("base"), "ver": int(m.group("ver") or cuda_version), "fl": m.group("fl") or "",
-                "unversioned": m.group("ver") is None,
-                "params": [parse_param(p, i) for i, p in enumerate(params)], "header": fname})
-    for base, vs in variants.items():
-        if any(v["unversioned"] for v in vs) and len(vs) > 1:
-            vs[:] = [v for v in vs if not v["unversioned"]]  # an alias of a versioned one
-    return variants, files
-
-
-def read_cuda_h(incdir):
-    path = os.path.join(incdir, "cuda.h")
-    if not os.path.exists(path):
-        die("%s not found" % path)
-    text = open(path, encoding="utf-8", errors="replace").read()
-    m = re.search(r"#define\s+CUDA_VERSION\s+(\d+)", text)
-    if not m:
-        die("no CUDA_VERSION in %s" % path)
-    latest = {}
-    for dm in re.finditer(r"#define\s+(cu\w+)\s+(?:__CUDA_API_PT(?:DS|SZ)\()?(\w+?)_v(\d+)\)?\s*$",
-                          text, re.M):
-        if dm.group(2) == dm.group(1):
-            latest[dm.group(1)] = int(dm.group(3))
-    return int(m.group(1)), latest, text
-
-
-def name_variants(variants, latest):
-    rows = []
-    for base, vs in variants.items():
-        legacy = sorted((v for v in vs if not v["fl"]), key=lambda v: v["ver"])
-        n = len(legacy)
-        # Ordinals count from the oldest (base, _v2, _v3...).  cuda.h's
-        # '#define base base_vN' names the default variant, not always the
-        # newest (12.4 maps cuCtxCreate to _v2 beside _v3); only an N above
-        # the count means older variants are gone from the typedefs, and
-        # then the names are anchored on it.
-        top = max(latest.get(base, n), n)
-        for i, v in enumerate(legacy):
-            k = top - (n - 1 - i)
-            v["name"] = base if k == 1 else "%s_v%d" % (base, k)
-        for v in vs:
-            if v["fl"]:
-                prior = [u for u in legacy if u["ver"] <= v["ver"]]
-                v["name"] = (prior[-1]["name"] if prior else base) + v["fl"]
-        rows.extend(vs)
-    names = [r["name"] for r in rows]
-    dup = {x for x in names if names.count(x) > 1}
-    if dup:
-        die("two variants map to one name: %s" % ", ".join(sorted(dup)))
-    return sorted(rows, key=lambda r: r["name"])
+def result_docs(text):
+    """The first sentence of each CUresult code's documentation."""
+    m = re.search(r"typedef\s+enum\s+cudaError_enum\s*\{(.*?)\}\s*CUresult\s*;", text, re.S)
+    docs = {}
+    for dm in re.finditer(r"/\*\*((?:(?!\*/).)*)\*/\s*(CUDA_\w+)", m.group(1) if m else "", re.S):
+        d = " ".join(re.sub(r"^\s*\*+", "", dm.group(1), flags=re.M).replace("::", "").split())
+        d = re.sub(r"\\\w+\s*", "", d)
+        docs[dm.group(2)] = re.split(r"(?<=\.)\s", d, 1)[0].strip()
+    return docs
 
 
 def c_escape(s):
     return s.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def read_enums(text):
-    """Every 'typedef enum X { ... } Y;' of the headers: (names, entries)."""
-    enums = []
-    known = {}
-    seen = set()
-    for m in re.finditer(r"typedef\s+enum\s+(\w+)?\s*\{(.*?)\}\s*(\w+)\s*;", text, re.S):
-        tag, body, tname = m.group(1), m.group(2), m.group(3)
-        entries, nextval = [], 0
-        for em in re.finditer(r"(/\*\*(?:(?!\*/).)*\*/\s*)?(\b[A-Z][A-Z0-9_]*\b)\s*(?:=\s*([^,/]+?))?\s*(,|$|/)",
-                              body, re.S):
-            doc, ename, val = em.group(1), em.group(2), em.group(3)
-            if val is not None:
-                expr = val.strip()
-                for k, v in known.items():
-                    expr = re.sub(r"\b%s\b" % k, str(v), expr)
-                expr = re.sub(r"(?<=\d)[uUlL]+\b", "", expr)
-                try:
-                    value = int(eval(expr, {"__builtins__": {}}))
-                except Exception:
-                    continue
+# ---------------------------------------------------------------- output
+
+def write_syms(o, rows, protos, enum_ids, banner, local, table):
+    o.write(banner)
+    body = []
+    for i, r in enumerate(rows):
+        ps = protos.params(r)
+        params = "(" + (", ".join(t + ("" if t.endswith("*") else " ") + "a%d" % k
+                                  for k, (t, _, _, _) in enumerate(ps)) or "void") + ")"
+        args = "(" + ", ".join("a%d" % k for k in range(len(ps))) + ")"
+        descs, u64s = [], []
+        for k, (t, n, kind, ty) in enumerate(ps):
+            if kind.startswith("struct/"):  # passed by value: the tracer shows its bytes
+                u64s.append("CUSHIM_U64(&a%d)" % k)
+                descs.append('{"%s", CUSHIM_A_STRUCT, sizeof(%s)}' % (n, t))
+                continue
+            if kind == "enum":
+                eid = enum_ids.get(ty.replace("enum ", "").replace("const ", "").strip(), -1)
+                cls = "CUSHIM_A_ENUM" if eid >= 0 else "CUSHIM_A_INT"
             else:
-                value = nextval
-            nextval = value + 1
-            known[ename] = value
-            desc = ""
-            if doc:
-                d = re.sub(r"^\s*/?\*+/?", "", doc, flags=re.M)
-                d = " ".join(d.replace("::", "").split()).strip()
-                d = re.sub(r"\\\w+\s*", "", d)
-                desc = re.split(r"(?<=\.)\s", d, 1)[0].strip()
-            entries.append((ename, value, desc))
-        names = [n for n in (tag, tname) if n]
-        if entries and not any(n in seen for n in names):  # first of #if/#else twins
-            enums.append((names, entries))
-            seen.update(names)
-    byname = {n: i for i, (names, _) in enumerate(enums) for n in names}
-    for am in re.finditer(r"typedef\s+(?:enum\s+)?(\w+)\s+(\w+)\s*;", text):
-        if am.group(1) in byname and am.group(2) not in byname:
-            enums[byname[am.group(1)]][0].append(am.group(2))
-            byname[am.group(2)] = byname[am.group(1)]
-    return enums
+                eid, cls = -1, CLASS.get(kind, "CUSHIM_A_INT" if kind[0] == "i" else "CUSHIM_A_UINT")
+            u64s.append(("CUSHIM_F64(a%d)" if cls == "CUSHIM_A_FLOAT" else "CUSHIM_U64(a%d)") % k)
+            descs.append('{"%s", %s, %d}' % (n, cls, eid))
+        body.append('CUSHIM_SYM(%d, %s, %s, %d, %s, "%s", %s, %s, (%s), %d, (%s))\n' % (
+            i, row_name(r), r["base"], r["version"], FLAVOURS[r["flavour"]], r["hdr"], params, args,
+            ", ".join(u64s), len(ps), ", ".join(descs)))
+    o.write("#ifndef CUSHIM_SYMS_COUNT\n#define CUSHIM_SYMS_COUNT\n")
+    o.write("#define CUSHIM_NSYMS %d /* rows: the exports and the lookup-only variants */\n" % len(rows))
+    o.write("#define CUSHIM_NEXPORTS %d\n" % sum(1 for r in rows if r["name"]))
+    o.write("#define CUSHIM_TOOLKIT_VERSION %d /* the configured toolkit's headers */\n" % local.version)
+    o.write("#define CUSHIM_TABLE_VERSION %d /* the committed table (%s) */\n" % (table.version, table.source))
+    o.write("#define CUSHIM_NEWEST_VERSION %d\n" % max(local.version, table.version))
+    for name, (size, align) in sorted(protos.generic.items()):
+        o.write("typedef struct { uint%d_t w[%d]; } %s; /* a structure of integers passed by value */\n"
+                % (8 * align, size // align, name))
+    o.write("#endif\n#ifdef CUSHIM_SYM\n/* CUSHIM_SYM(index, name, base name, version, flavour, typedef header,\n"
+            " *            (parameters), (arguments), (arguments as uint64), nargs,\n"
+            " *            ({name, class, enum}...)) */\n")
+    o.write("".join(body))
+    o.write("#endif\n")
+    o.write("#ifdef CUSHIM_ROW /* CUSHIM_ROW(index, name, base name, version, flavour, lookup-only) */\n")
+    o.write("".join("CUSHIM_ROW(%d, %s, %s, %d, %s, %d)\n" % (i, row_name(r), r["base"], r["version"],
+                                                               FLAVOURS[r["flavour"]], 0 if r["name"] else 1)
+                    for i, r in enumerate(rows)))
+    o.write("#endif\n")
+    lists = [("CUSHIM_LOOKUP_ONLY", "variants with no exported name: reached through cuGetProcAddress only",
+              [i for i, r in enumerate(rows) if not r["name"]]),
+             ("CUSHIM_UNDECLARED", "rows the configured toolkit's headers do not declare (the table's)",
+              [i for i, r in enumerate(rows) if not r["local"]]),
+             ("CUSHIM_DECLARED", "the exports the configured toolkit's headers declare",
+              [i for i, r in enumerate(rows) if r["local"] and r["local"]["name"]])]
+    for macro, what, idx in lists:
+        o.write("#ifdef %s /* %s(index, name): %s */\n" % (macro, macro, what))
+        o.write("".join("%s(%d, %s)\n" % (macro, i, row_name(rows[i])) for i in idx))
+        o.write("#endif\n")
+    o.write("#ifdef CUSHIM_STRUCT_CHECK /* the table's size and alignment of a structure the toolkit defines */\n")
+    o.write("".join("CUSHIM_STRUCT_CHECK(%s, %d, %d)\n" % (t, s, a) for t, (s, a) in sorted(protos.checks.items())))
+    o.write("#endif\n")
 
 
-def read_structs(text):
-    """Names of the struct and union types passed by value."""
-    names = set()
-    for m in re.finditer(r"typedef\s+(?:struct|union)\s*\w*\s*\{", text):
-        depth, i = 1, m.end()
-        while depth and i < len(text):
-            depth += {"{": 1, "}": -1}.get(text[i], 0)
-            i += 1
-        tail = text[i:text.index(";", i)]
-        names.update(t for t in re.findall(r"\w+", tail) if "*" not in t)
-    changed = True
-    while changed:
-        changed = False
-        for am in re.finditer(r"typedef\s+(\w+)\s+(\w+)\s*;", text):
-            if am.group(1) in names and am.group(2) not in names:
-                names.add(am.group(2))
-                changed = True
-    return names
+def write_enums(o, enums, banner):
+    o.write(banner)
+    o.write("#define CUSHIM_NENUMS %d\n" % len(enums))
+    o.write("/* CUSHIM_ENUM(index, \"type name\", ({value, \"NAME\", \"doc\"}...)); the ids are\n"
+            " * defined once, the rows only where the includer defines CUSHIM_ENUM. */\n"
+            "#ifndef CUSHIM_ENUM_IDS\n#define CUSHIM_ENUM_IDS\n")
+    for i, (names, _) in enumerate(enums):
+        o.write("".join("#define CUSHIM_ENUM_ID_%s %d\n" % (n, i) for n in names))
+    o.write("#endif\n#ifdef CUSHIM_ENUM\n")
+    for i, (names, entries) in enumerate(enums):
+        o.write('CUSHIM_ENUM(%d, "%s", (%s))\n' % (i, names[-1] if "CUresult" not in names else "CUresult", ", ".join(
+            '{%d, "%s", "%s"}' % (v, n, c_escape(d)) for n, v, d in entries)))
+    o.write("#endif\n")
 
 
-CLASSES = [  # how the tracer prints an argument, by its type
-    (r"^const char \*$", "CUSHIM_A_STR"),
-    (r"\*", "CUSHIM_A_PTR"),
-    (r"^(CUdeviceptr|CUdeviceptr_v\d|CUdeviceptr_v2)$", "CUSHIM_A_HEX"),
-    (r"^(CU(context|module|function|library|kernel|stream|event|array|mipmappedArray|texref|surfref|"
-     r"graph|graphNode|graphExec|graphicsResource|linkState|memoryPool|userObject|"
-     r"externalMemory|externalSemaphore|greenCtx|devResourceDesc|logsCallbackHandle|"
-     r"graphDeviceNode|coredumpCallbackHandle|asyncCallbackHandle|hostFn|streamCallback|"
-     r"occupancyB2DSize|logsCallback|asyncCallback|coredumpCallback)|"
-     r"CUtexObject(_v\d)?|CUsurfObject(_v\d)?|CUmemGenericAllocationHandle(_v\d)?|"
-     r"EGL\w+KHR|VdpGetProcAddress|CUeglStreamConnection)$", "CUSHIM_A_HEX"),
-    (r"^(float|double)$", "CUSHIM_A_FLOAT"),
-    (r"^(int|short|long|long long|signed \w+|CUdevice|CUdevice_v\d|EGLint)$", "CUSHIM_A_INT"),
-    (r"^(unsigned|unsigned int|unsigned short|unsigned char|unsigned long|unsigned long long|size_t|"
-     r"cuuint32_t|cuuint64_t|GLuint|GLenum|VdpDevice|VdpVideoSurface|VdpOutputSurface|"
-     r"CUmemGenericAllocationHandle|CUgraphConditionalHandle)$", "CUSHIM_A_UINT"),
+def write_tsv(o, rows):
+    o.write("# name\tbase\tversion\tflavour\theader\tprototype\texported\tdeclared by\n")
+    for r in rows:
+        proto = ", ".join("%s %s" % (ty, n) for n, _, ty in r["kinds"]) or "void"
+        o.write("%s\t%s\t%d\t%s\t%s\tCUresult %s(%s)\t%s\t%s\n" % (
+            row_name(r), r["base"], r["version"], cudaapi.FLAVOUR_NAMES[r["flavour"]], r["hdr"], row_name(r), proto,
+            "yes" if r["name"] else "lookup-only", "toolkit" if r["local"] else "table"))
+
+
+STUBS_HEAD = r"""/* The stubs, one per row of the table: an export jumps through its slot,
+ * whatever its arguments, and a slot starts at the row's first-call entry,
+ * which runs the bootstrap (cushim_resolve) with every argument register
+ * saved and then jumps where the slot now points.
+ *
+ *   x86-64:  jmp *cushim_slot+8*i(%rip)            one load and one indirect jump
+ *   aarch64: adrp, add, ldar x16, br x16           the load-acquire pairs with the
+ *            bootstrap's release store of the slot, so that what the target
+ *            reads (cushim_impl[], the settings) is seen as the bootstrap left it;
+ *            x86-64 loads have that order already. */
+#if defined(__x86_64__)
+# if defined(__CET__) && (__CET__ & 1)
+#  define LANDING endbr64
+# else
+#  define LANDING
+# endif
+#elif defined(__aarch64__)
+# if defined(__ARM_FEATURE_BTI_DEFAULT) && __ARM_FEATURE_BTI_DEFAULT
+#  define LANDING bti c
+# else
+#  define LANDING
+# endif
+#else
+# error "cushim's stubs are written for x86-64 and aarch64"
+#endif
+
+	.section .note.GNU-stack,"",%progbits
+	.text
+"""
+
+# Per architecture: the stub's jump through slot \index, the first-call
+# entry's jump to the trampoline with the row in a scratch register, and the
+# trampoline's frame, argument registers and call.
+ARCHS = [
+    ("__x86_64__", {
+        "jump": ["jmp *cushim_slot+8*\\index(%rip)"],
+        "enter": ["movl $\\index, %r11d", "jmp {target}"],
+        "first_align": 4,
+        "doc": """r11d: the row.  Entered with the caller's frame untouched (rsp = 8 mod 16):
+ * save the argument registers (rdi, rsi, rdx, rcx, r8, r9; rax, which holds
+ * the vector count of a variadic call; r10; xmm0-7), keep the stack 16-byte
+ * aligned for the call, and leave it exactly as found, so that the stack
+ * arguments are where the target expects them.""",
+        "open": ["pushq %rbp", ".cfi_def_cfa_offset 16", ".cfi_offset %rbp, -16", "movq %rsp, %rbp",
+                 ".cfi_def_cfa_register %rbp", "subq $192, %rsp"],
+        "saves": [("movq %{r}, {o}(%rsp)", "movq {o}(%rsp), %{r}", r, 8 * k)
+                  for k, r in enumerate(["rdi", "rsi", "rdx", "rcx", "r8", "r9", "rax", "r10"])] +
+                 [("movaps %{r}, {o}(%rsp)", "movaps {o}(%rsp), %{r}", "xmm%d" % k, 64 + 16 * k) for k in range(8)],
+        "call": ["movl %r11d, %edi", "call {callee}", "movq %rax, %r11"],
+        "close": ["leave", ".cfi_def_cfa %rsp, 8", "jmp *%r11"],
+    }),
+    ("__aarch64__", {
+        "jump": ["adrp x16, cushim_slot+8*\\index", "add x16, x16, :lo12:cushim_slot+8*\\index", "ldar x16, [x16]",
+                 "br x16"],
+        "enter": ["mov w17, #\\index", "b {target}"],
+        "first_align": 3,
+        "doc": """w17: the row.  Save the argument registers (x0-x7, x8 the indirect-result
+ * register, q0-q7) in a 16-byte aligned frame, call the resolver, restore
+ * them and the link register, and branch with the stack as found.""",
+        "open": ["stp x29, x30, [sp, #-224]!", ".cfi_def_cfa_offset 224", ".cfi_offset x29, -224",
+                 ".cfi_offset x30, -216", "mov x29, sp"],
+        "saves": [("stp {r}, [sp, #{o}]", "ldp {r}, [sp, #{o}]", "x%d, x%d" % (k, k + 1), 16 + 8 * k)
+                  for k in range(0, 8, 2)] + [("str {r}, [sp, #{o}]", "ldr {r}, [sp, #{o}]", "x8", 80)] +
+                 [("stp {r}, [sp, #{o}]", "ldp {r}, [sp, #{o}]", "q%d, q%d" % (k, k + 1), 96 + 16 * k)
+                  for k in range(0, 8, 2)],
+        "call": ["mov w0, w17", "bl {callee}", "mov x16, x0"],
+        "close": ["ldp x29, x30, [sp], #224", ".cfi_def_cfa_offset 0", ".cfi_restore x29", ".cfi_restore x30",
+                  "br x16"],
+    }),
 ]
 
+PROPERTY_NOTES = r"""
+#if defined(__x86_64__) && defined(__CET__) && (__CET__ & 3)
+/* GNU_PROPERTY_X86_FEATURE_1_AND: every indirect target has its endbr64, and
+ * every call returns normally (shadow stack). */
+	.section .note.gnu.property,"a"
+	.p2align 3
+	.long 4, 16, 5
+	.asciz "GNU"
+	.long 0xc0000002, 4, (__CET__ & 3), 0
+#elif defined(__aarch64__) && defined(__ARM_FEATURE_BTI_DEFAULT) && __ARM_FEATURE_BTI_DEFAULT
+/* GNU_PROPERTY_AARCH64_FEATURE_1_AND, BTI: every indirect target has its bti c. */
+	.section .note.gnu.property,"a"
+	.p2align 3
+	.long 4, 16, 5
+	.asciz "GNU"
+	.long 0xc0000000, 4, 1, 0
+#endif
+"""
 
-def classify(ty, enum_ids, structs):
-    base = ty.replace("enum ", "").replace("const ", "").strip()
-    if base in enum_ids:
-        return "CUSHIM_A_ENUM", enum_ids[base]
-    if base in structs:
-        return "CUSHIM_A_STRUCT", -1
-    for rx, cls in CLASSES:
-        if re.search(rx, ty):
-            return cls, -1
-    die("cannot classify parameter type %r for the tracer" % ty)
+
+def asm(lines):
+    return "".join("\t%s\n" % l for l in lines)
+
+
+TSAN_NOTE = """Under ThreadSanitizer (a test build), a stub does not load its slot
+ * itself: that load, an acquire on x86-64 by the hardware alone, would be
+ * invisible to it.  It asks cushim_slot_acquire (stubs.c) through a
+ * trampoline like the first call's, so that the sanitizer sees the pair of
+ * the bootstrap's release store."""
+
+
+def trampoline(a, name, callee, doc):
+    body = a["open"] + [sv.format(r=r, o=o) for sv, _, r, o in a["saves"]] + \
+        [c.format(callee=callee) for c in a["call"]] + \
+        [ld.format(r=r, o=o) for _, ld, r, o in reversed(a["saves"])] + a["close"]
+    return "\n/* %s */\n\t.p2align 4\n\t.type %s, %%function\n%s:\n\t.cfi_startproc\n%s\t.cfi_endproc\n" \
+        "\t.size %s, .-%s\n" % (doc, name, name, asm(body), name, name)
+
+
+def arch_code(a):
+    """The stub and first-call macros and the trampolines of one architecture."""
+    enter = lambda target: [e.format(target=target) for e in a["enter"]]  # noqa: E731
+    stub = ["\t.macro stub name, index, global", ".if \\global", ".globl \\name", ".endif",
+            ".type \\name, %function", ".p2align 4", "@\\name:", "@.Lstub\\index:", ".cfi_startproc", "LANDING",
+            "@#if defined(__SANITIZE_THREAD__)"] + enter("cushim_tsan_jump") + ["@#else"] + a["jump"] + \
+        ["@#endif", ".cfi_endproc", ".size \\name, .-\\name", ".endm"]
+    first = ["\t.macro first index", ".p2align %d" % a["first_align"], "@.Lfirst\\index:", ".cfi_startproc",
+             "LANDING"] + enter("cushim_first_call") + [".cfi_endproc", ".endm"]
+    out = "".join(l[1:] + "\n" if l.startswith("@") else "\t%s\n" % l.strip() if l else "\n"
+                  for l in stub + [""] + first)
+    out += trampoline(a, "cushim_first_call", "cushim_resolve", a["doc"])
+    return out + "\n#if defined(__SANITIZE_THREAD__)" + trampoline(a, "cushim_tsan_jump", "cushim_slot_acquire",
+                                                                    TSAN_NOTE) + "#endif\n"
+
+
+def write_stubs(o, rows, banner):
+    o.write(banner)
+    o.write(STUBS_HEAD)
+    for k, (macro, a) in enumerate(ARCHS):
+        o.write("\n#%s defined(%s)\n" % ("if" if k == 0 else "elif", macro))
+        o.write(arch_code(a))
+    o.write("#endif\n" + PROPERTY_NOTES)
+    o.write("\n\t.text\n/* stub name, row, exported */\n")
+    o.write("".join("\tstub %s, %d, %d\n" % (row_name(r), i, 1 if r["name"] else 0) for i, r in enumerate(rows)))
+    o.write("\n\t.section .text.unlikely,\"ax\",%progbits\n")
+    o.write("".join("\tfirst %d\n" % i for i in range(len(rows))))
+    o.write("\n/* What each stub jumps through: the first-call entry, then the target. */\n"
+            "\t.data\n\t.p2align 3\n\t.globl cushim_slot\n\t.hidden cushim_slot\n"
+            "\t.type cushim_slot, %object\ncushim_slot:\n")
+    o.write("".join("\t.quad .Lfirst%d\n" % i for i in range(len(rows))))
+    o.write("\t.size cushim_slot, .-cushim_slot\n")
+    o.write("\n/* The stubs' addresses, for answering cuGetProcAddress with them. */\n"
+            "\t.section .data.rel.ro,\"aw\",%progbits\n\t.p2align 3\n\t.globl cushim_stub\n"
+            "\t.hidden cushim_stub\n\t.type cushim_stub, %object\ncushim_stub:\n")
+    o.write("".join("\t.quad .Lstub%d\n" % i for i in range(len(rows))))
+    o.write("\t.size cushim_stub, .-cushim_stub\n")
+
+
+def output(path, writer, *args):
+    with open(path + ".tmp", "w") as o:
+        writer(o, *args)
+    os.replace(path + ".tmp", path)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--include", required=True, help="the CUDA toolkit's include folder")
+    ap.add_argument("--include", required=True, help="the configured toolkit's include folder")
+    ap.add_argument("--table", required=True, help="the committed table (src/table/cuda-api.tsv)")
     ap.add_argument("--outdir", required=True)
+    ap.add_argument("--cpp", default=os.environ.get("CPP", "cc -E"))
     a = ap.parse_args()
-    cuda_version, latest, cuda_h = read_cuda_h(a.include)
-    variants, files = read_typedefs(a.include, cuda_version)
-    rows = name_variants(variants, latest)
-    texts = cuda_h
-    for extra in ("cudaProfiler.h", "cudaGL.h", "cudaEGL.h", "cudaVDPAU.h"):
-        path = os.path.join(a.include, extra)
-        if os.path.exists(path):
-            texts += open(path, encoding="utf-8", errors="replace").read()
-    enums = read_enums(texts)
-    structs = read_structs(texts)
-    enum_ids = {}
-    for i, (names, _) in enumerate(enums):
-        for n in names:
-            enum_ids[n] = i
-    banner = ("/* Automatically generated by tools/gensyms.py from %s (CUDA_VERSION %d):\n"
-              " * %s.  Do not edit; change the generator. */\n" % (a.include, cuda_version, ", ".join(files)))
-    os.makedirs(a.outdir, exist_ok=True)
-
-    with open(os.path.join(a.outdir, "cushim-syms.h.tmp"), "w") as o:
-        o.write(banner)
-        o.write("#ifndef CUSHIM_SYMS_COUNT\n#define CUSHIM_SYMS_COUNT\n"
-                "#define CUSHIM_NSYMS %d\n#define CUSHIM_TOOLKIT_VERSION %d\n#endif\n"
-                "#ifdef CUSHIM_SYM\n" % (len(rows), cuda_version))
-        o.write("/* CUSHIM_SYM(index, exported name, base name, version, flavour, header,\n"
-                " *            (parameters), (arguments), (arguments as uint64), nargs,\n"
-                " *            ({name, class, enum}...)) */\n")
-        for i, r in enumerate(rows):
-            ps = r["params"]
-            params = "(" + (", ".join("%s a%d" % (t, k) if not t.endswith("*") else "%sa%d" % (t, k)
-                                      for k, (t, _) in enumerate(ps)) or "void") + ")"
-            args = "(" + ", ".join("a%d" % k for k in range(len(ps))) + ")"
-            descs, u64s = [], []
-            for k, (t, n) in enumerate(ps):
-                cls, eid = classify(t, enum_ids, structs)
-                if cls == "CUSHIM_A_STRUCT":  # passed by value: the tracer shows its bytes
-                    u64s.append("CUSHIM_U64(&a%d)" % k)
-                    descs.append('{"%s", %s, sizeof(%s)}' % (n, cls, t))
-                elif cls == "CUSHIM_A_FLOAT":  # the tracer gets the bits of a double
-                    u64s.append("CUSHIM_F64(a%d)" % k)
-                    descs.append('{"%s", %s, %d}' % (n, cls, eid))
-                else:
-                    u64s.append("CUSHIM_U64(a%d)" % k)
-                    descs.append('{"%s", %s, %d}' % (n, cls, eid))
-            u64 = "(" + ", ".join(u64s) + ")"
-            o.write('CUSHIM_SYM(%d, %s, %s, %d, %s, "%s", %s, %s, %s, %d, (%s))\n' % (
-                i, r["name"], r["base"], r["ver"], FLAVOURS[r["fl"]], r["header"], params, args, u64,
-                len(ps), ", ".join(descs)))
-        o.write("#endif\n")
-    os.replace(os.path.join(a.outdir, "cushim-syms.h.tmp"), os.path.join(a.outdir, "cushim-syms.h"))
-
-    with open(os.path.join(a.outdir, "cushim-enums.h.tmp"), "w") as o:
-        o.write(banner)
-        o.write("#define CUSHIM_NENUMS %d\n" % len(enums))
-        o.write("/* CUSHIM_ENUM(index, \"type name\", ({value, \"NAME\", \"doc\"}...)); the ids are\n"
-                " * defined once, the rows only where the includer defines CUSHIM_ENUM. */\n"
-                "#ifndef CUSHIM_ENUM_IDS\n#define CUSHIM_ENUM_IDS\n")
-        for i, (names, entries) in enumerate(enums):
-            o.write("".join("#define CUSHIM_ENUM_ID_%s %d\n" % (n, i) for n in names))
-        o.write("#endif\n#ifdef CUSHIM_ENUM\n")
-        for i, (names, entries) in enumerate(enums):
-            o.write('CUSHIM_ENUM(%d, "%s", (%s))\n' % (i, names[-1], ", ".join(
-                '{%d, "%s", "%s"}' % (v, n, c_escape(d)) for n, v, d in entries)))
-        o.write("#endif\n")
-    os.replace(os.path.join(a.outdir, "cushim-enums.h.tmp"), os.path.join(a.outdir, "cushim-enums.h"))
-
-    with open(os.path.join(a.outdir, "cushim-syms.tsv.tmp"), "w") as o:
-        o.write("# name\tbase\tversion\tflavour\theader\tprototype\n")
+    try:
+        local = cudaapi.Api([a.include], a.cpp)
+        table = cudaapi.Table(a.table)
+        rows = union(local, table)
+        protos = Protos(local)
         for r in rows:
-            proto = ", ".join("%s %s" % (t, n) for t, n in r["params"]) or "void"
-            o.write("%s\t%s\t%d\t%s\t%s\tCUresult %s(%s)\n" % (
-                r["name"], r["base"], r["ver"], {"": "legacy", "_ptds": "ptds", "_ptsz": "ptsz"}[r["fl"]],
-                r["header"], r["name"], proto))
-    os.replace(os.path.join(a.outdir, "cushim-syms.tsv.tmp"), os.path.join(a.outdir, "cushim-syms.tsv"))
+            protos.params(r)
+        raw = open(local.find("cuda.h"), encoding="utf-8", errors="replace").read()
+        enums = merged_enums(local, table, raw)
+    except cudaapi.Error as e:
+        cudaapi.die(str(e))
+    enum_ids = {n: i for i, (names, _) in enumerate(enums) for n in names}
+    banner = ("/* Generated by tools/gensyms.py from %s (CUDA %s: %s) and %s (CUDA %s).\n"
+              " * Do not edit; change the generator or regenerate the table. */\n" % (
+                  a.include, version_text(local.version), ", ".join(local.files), a.table,
+                  version_text(table.version)))
+    os.makedirs(a.outdir, exist_ok=True)
+    out = lambda name: os.path.join(a.outdir, name)  # noqa: E731
+    output(out("cushim-syms.h"), write_syms, rows, protos, enum_ids, banner, local, table)
+    output(out("cushim-enums.h"), write_enums, enums, banner)
+    output(out("cushim-syms.tsv"), write_tsv, rows)
+    output(out("cushim-stubs.S"), write_stubs, rows, banner)
 
 
 if __name__ == "__main__":

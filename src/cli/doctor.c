@@ -149,8 +149,8 @@ int cmd_doctor(int argc, char **argv)
 	const char *pre = getenv("LD_PRELOAD");
 	char *preload = pre ? strdup(pre) : NULL;
 
-	printf("cushim %s: %d exports in the table, from the CUDA %s headers\n", PACKAGE_VERSION, CUSHIM_NSYMS,
-	       cli_version(CUDA_VERSION));
+	printf("cushim %s: %d exports in the table, from the table of CUDA %s and the CUDA %s headers\n",
+	       PACKAGE_VERSION, CUSHIM_NEXPORTS, cli_version(CUSHIM_TABLE_VERSION), cli_version(CUSHIM_TOOLKIT_VERSION));
 
 	struct cli_lib lib;
 	if (cli_find_lib(libopt, &lib) != 0) {

@@ -119,8 +119,9 @@ int main(int argc, char **argv)
 		return CLI_OK;
 	}
 	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
-		printf("cushim %s\nsymbol table: %d exports from the CUDA %s headers (newest variant: CUDA %s)\n",
-		       PACKAGE_VERSION, CUSHIM_NSYMS, cli_version(CUDA_VERSION), cli_version(table_newest()));
+		printf("cushim %s\nsymbol table: %d exports from the table of CUDA %s and the CUDA %s headers "
+		       "(newest variant: CUDA %s)\n", PACKAGE_VERSION, CUSHIM_NEXPORTS, cli_version(CUSHIM_TABLE_VERSION),
+		       cli_version(CUSHIM_TOOLKIT_VERSION), cli_version(table_newest()));
 		return CLI_OK;
 	}
 	/* Each subcommand parses argv[1..] with getopt: argv[0] becomes "cushim run". */

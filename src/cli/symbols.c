@@ -1,4 +1,6 @@
-/* cushim symbols: the table cushim is built from, one export a line. */
+/* cushim symbols: the table cushim is built from, one row a line: the
+ * exports, and the variants reached only through cuGetProcAddress (marked
+ * "lookup-only": they have no exported name). */
 #include "config.h"
 #include "cli.h"
 #include "cushim-internal.h"
@@ -90,11 +92,12 @@ int cmd_symbols(int argc, char **argv)
 			continue;
 		if (json)
 			printf("%s\n  {\"name\": \"%s\", \"base\": \"%s\", \"version\": \"%s\", \"cuda_version\": %d, "
-			       "\"flavour\": \"%s\"}", n ? "," : "", s->name, s->base, cli_version(s->version),
-			       s->version, flavour_names[s->flavour]);
+			       "\"flavour\": \"%s\", \"exported\": %s}", n ? "," : "", s->name, s->base,
+			       cli_version(s->version), s->version, flavour_names[s->flavour],
+			       s->lookup_only ? "false" : "true");
 		else
-			printf("%-*s  %-*s  %5s  %s\n", w1, s->name, w2, s->base, cli_version(s->version),
-			       flavour_names[s->flavour]);
+			printf("%-*s  %-*s  %5s  %s%s\n", w1, s->name, w2, s->base, cli_version(s->version),
+			       flavour_names[s->flavour], s->lookup_only ? "  lookup-only" : "");
 		n++;
 	}
 	if (json)

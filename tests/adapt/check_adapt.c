@@ -1,4 +1,4 @@
-/* White-box tests of the downgrade adapters (issue 8): no driver.  The older
+/* White-box tests of the downgrade adapters: no driver.  The older
  * variants in cushim_real[] are recording fakes; each adapter is called
  * through cushim_impl[] as the export's stub would, and the test checks that
  * when its condition holds the older variant got exactly the translated
@@ -7,6 +7,7 @@
 #include "adapt.h"
 #include <check.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,6 +247,62 @@ FAKE_UPDCAP(cuStreamUpdateCaptureDependencies_ptsz)
 FAKE_GETCTX(cuStreamGetCtx)
 FAKE_GETCTX(cuStreamGetCtx_ptsz)
 
+static CUresult CUDAAPI f_cuLaunchHostFunc(CUstream s, CUhostFn fn, void *ud)
+{
+	RECORD("cuLaunchHostFunc", U(s), U(fn), U(ud));
+	return ret;
+}
+static CUresult CUDAAPI f_cuLaunchHostFunc_ptsz(CUstream s, CUhostFn fn, void *ud)
+{
+	RECORD("cuLaunchHostFunc_ptsz", U(s), U(fn), U(ud));
+	return ret;
+}
+static CUresult CUDAAPI f_cuGraphAddNode_v2(CUgraphNode *ph, CUgraph g, const CUgraphNode *deps,
+					    const CUgraphEdgeData *e, size_t n, CUgraphNodeParams *p)
+{
+	RECORD("cuGraphAddNode_v2", U(ph), U(g), U(deps), U(e), n, U(p));
+	*ph = (CUgraphNode)0xD2;
+	return ret;
+}
+static CUresult CUDAAPI f_cuGraphNodeSetParams(CUgraphNode node, CUgraphNodeParams *p)
+{
+	RECORD("cuGraphNodeSetParams", U(node), U(p));
+	return ret;
+}
+static CUresult CUDAAPI f_cuMulticastBindMem(CUmemGenericAllocationHandle mc, size_t mcOff,
+					     CUmemGenericAllocationHandle mem, size_t memOff, size_t size,
+					     unsigned long long flags)
+{
+	RECORD("cuMulticastBindMem", mc, mcOff, mem, memOff, size, flags);
+	return ret;
+}
+static CUresult CUDAAPI f_cuMulticastBindAddr(CUmemGenericAllocationHandle mc, size_t mcOff, CUdeviceptr ptr,
+					      size_t size, unsigned long long flags)
+{
+	RECORD("cuMulticastBindAddr", mc, mcOff, ptr, size, flags);
+	return ret;
+}
+/* The queries the multicast adapters make: not recorded as calls. */
+static CUmemLocation mem_location = { CU_MEM_LOCATION_TYPE_DEVICE, 2 };
+static CUresult query_rc;
+static CUresult CUDAAPI f_cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,
+								CUmemGenericAllocationHandle h)
+{
+	current_calls++;
+	prop->location = mem_location;
+	return query_rc;
+}
+static CUresult CUDAAPI f_cuPointerGetAttribute(void *data, CUpointer_attribute attr, CUdeviceptr ptr)
+{
+	current_calls++;
+	if (attr == CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
+		*(unsigned int *)data = mem_location.type == CU_MEM_LOCATION_TYPE_DEVICE ? CU_MEMORYTYPE_DEVICE
+											  : CU_MEMORYTYPE_HOST;
+	else if (attr == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL)
+		*(int *)data = mem_location.id;
+	return query_rc;
+}
+
 /* Every older variant an adapter may call, as boot.c leaves them: real and impl. */
 #define OLDER(X)                                                                                           \
 	X(cuCtxGetCurrent) X(cuCtxCreate_v2) X(cuCtxCreate_v3) X(cuCtxGetDevice) X(cuCtxSynchronize)         \
@@ -256,17 +313,19 @@ FAKE_GETCTX(cuStreamGetCtx_ptsz)
 	X(cuMemPrefetchAsync_ptsz) X(cuMemcpyBatchAsync) X(cuMemcpyBatchAsync_ptsz) X(cuMemcpy3DBatchAsync)  \
 	X(cuMemcpy3DBatchAsync_ptsz) X(cuStreamGetCaptureInfo_v2) X(cuStreamGetCaptureInfo_v2_ptsz)         \
 	X(cuStreamUpdateCaptureDependencies) X(cuStreamUpdateCaptureDependencies_ptsz) X(cuStreamGetCtx)     \
-	X(cuStreamGetCtx_ptsz)
+	X(cuStreamGetCtx_ptsz) X(cuLaunchHostFunc) X(cuLaunchHostFunc_ptsz) X(cuGraphNodeSetParams)         \
+	X(cuMulticastBindMem) X(cuMulticastBindAddr) X(cuMemGetAllocationPropertiesFromHandle)               \
+	X(cuPointerGetAttribute)
 
 /* Typed: a fake with the wrong prototype does not compile. */
 #define SET(name)                                                                                          \
 	{                                                                                                  \
-		__typeof__(&name) f_ = f_##name;                                                           \
+		cushim_fn_##name *f_ = f_##name;                                                           \
 		cushim_real[CUSHIM_IDX_##name] = cushim_impl[CUSHIM_IDX_##name] = (void *)f_;               \
 	}
 
 /* The adapter behind an export, typed as the export. */
-#define ADAPTER(name) ((__typeof__(&name))cushim_impl[CUSHIM_IDX_##name])
+#define ADAPTER(name) ((cushim_fn_##name *)cushim_impl[CUSHIM_IDX_##name])
 
 /* A driver of this version: every older variant there, every newer one missing. */
 static void driver(int version)
@@ -284,6 +343,9 @@ static void reset(void)
 	current_calls = 0;
 	gpa_calls = 0;
 	ret = CUDA_SUCCESS;
+	query_rc = CUDA_SUCCESS;
+	mem_location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	mem_location.id = 2;
 }
 
 static void setup(void)
@@ -298,23 +360,51 @@ static void setup(void)
 
 /* ================= the table and the install ================= */
 
-/* The candidates of the brief: every variant introduced from 12.0 to 13.0
- * that has an older variant (computed from the table). */
+/* The candidates: every variant introduced from 12.0 to 13.5 that has an
+ * older variant (the test below computes them from the table too). */
 static const char *const candidates[] = {
 	"cuCtxCreate_v4", "cuCtxGetDevice_v2", "cuCtxSynchronize_v2", "cuEventElapsedTime_v2",
 	"cuGetProcAddress_v2", "cuGraphAddDependencies_v2", "cuGraphAddKernelNode_v2", "cuGraphAddNode_v2",
-	"cuGraphExecKernelNodeSetParams_v2", "cuGraphExecUpdate_v2", "cuGraphGetEdges_v2",
+	"cuGraphAddNode_v3", "cuGraphExecKernelNodeSetParams_v2", "cuGraphExecUpdate_v2", "cuGraphGetEdges_v2",
 	"cuGraphKernelNodeGetParams_v2", "cuGraphKernelNodeSetParams_v2", "cuGraphNodeGetDependencies_v2",
-	"cuGraphNodeGetDependentNodes_v2", "cuGraphRemoveDependencies_v2", "cuMemAdvise_v2", "cuMemPrefetchAsync_v2",
+	"cuGraphNodeGetDependentNodes_v2", "cuGraphNodeSetParams_v2", "cuGraphRemoveDependencies_v2",
+	"cuLaunchHostFunc_v2", "cuLaunchHostFunc_v2_ptsz", "cuMemAdvise_v2", "cuMemPrefetchAsync_v2",
 	"cuMemPrefetchAsync_v2_ptsz", "cuMemcpy3DBatchAsync_v2", "cuMemcpy3DBatchAsync_v2_ptsz",
-	"cuMemcpyBatchAsync_v2", "cuMemcpyBatchAsync_v2_ptsz", "cuStreamGetCaptureInfo_v3",
-	"cuStreamGetCaptureInfo_v3_ptsz", "cuStreamGetCtx_v2", "cuStreamGetCtx_v2_ptsz",
+	"cuMemcpyBatchAsync_v2", "cuMemcpyBatchAsync_v2_ptsz", "cuMulticastBindAddr_v2", "cuMulticastBindMem_v2",
+	"cuStreamGetCaptureInfo_v3", "cuStreamGetCaptureInfo_v3_ptsz", "cuStreamGetCtx_v2", "cuStreamGetCtx_v2_ptsz",
 	"cuStreamUpdateCaptureDependencies_v2", "cuStreamUpdateCaptureDependencies_v2_ptsz",
 };
 
+static int is_candidate(const char *name)
+{
+	for (size_t c = 0; c < sizeof candidates / sizeof *candidates; c++)
+		if (strcmp(candidates[c], name) == 0)
+			return 1;
+	return 0;
+}
+
+START_TEST(candidates_are_the_tables)
+{
+	int n = 0;
+	for (int i = 0; i < CUSHIM_NSYMS; i++) {
+		const struct cushim_sym *s = &cushim_syms[i];
+		int older = 0;
+		for (int j = 0; j < CUSHIM_NSYMS; j++)
+			older |= strcmp(cushim_syms[j].base, s->base) == 0 && cushim_syms[j].flavour == s->flavour &&
+				 cushim_syms[j].version < s->version;
+		if (s->version < 12000 || !older)
+			continue;
+		ck_assert_msg(is_candidate(s->name), "%s (CUDA %d) has an older variant and no adapter row", s->name,
+			      s->version);
+		n++;
+	}
+	ck_assert_int_eq(n, (int)(sizeof candidates / sizeof *candidates));
+}
+END_TEST
+
 START_TEST(table_rows)
 {
-	ck_assert_int_eq(cushim_nadapters, 30);
+	ck_assert_int_eq(cushim_nadapters, 36);
 	for (int k = 0; k < cushim_nadapters; k++) {
 		const struct cushim_adapter *a = &cushim_adapters[k];
 		int i = cushim_lookup_index(a->name), j = cushim_lookup_index(a->older);
@@ -323,7 +413,7 @@ START_TEST(table_rows)
 		ck_assert_int_eq(cushim_syms[i].flavour, cushim_syms[j].flavour);
 		ck_assert_int_lt(cushim_syms[j].version, cushim_syms[i].version);
 		ck_assert_int_ge(cushim_syms[i].version, 12000);
-		ck_assert_int_le(cushim_syms[i].version, 13000);
+		ck_assert_int_le(cushim_syms[i].version, CUSHIM_NEWEST_VERSION);
 		ck_assert_ptr_nonnull(cushim_adapter_for((unsigned)i));
 		ck_assert(a->condition && *a->condition);
 	}
@@ -340,16 +430,20 @@ END_TEST
 
 START_TEST(install_on_11_4)
 {
-	/* driver 11.4: every export with an adapter is served */
+	/* driver 11.4: every export with an adapter is served, but
+	 * cuGraphAddNode_v3, whose older variant is missing too */
 	for (size_t c = 0; c < sizeof candidates / sizeof *candidates; c++) {
 		int i = cushim_lookup_index(candidates[c]);
-		ck_assert_msg(cushim_impl[i] == cushim_adapter_for((unsigned)i), "%s served", candidates[c]);
+		if (i == CUSHIM_IDX_cuGraphAddNode_v3)
+			ck_assert_ptr_null(cushim_impl[i]);
+		else
+			ck_assert_msg(cushim_impl[i] == cushim_adapter_for((unsigned)i), "%s served", candidates[c]);
 	}
 	/* nothing else changed */
 	int n = 0;
 	for (int i = 0; i < CUSHIM_NSYMS; i++)
 		n += cushim_impl[i] != cushim_real[i];
-	ck_assert_int_eq(n, (int)(sizeof candidates / sizeof *candidates));
+	ck_assert_int_eq(n, (int)(sizeof candidates / sizeof *candidates) - 1);
 }
 END_TEST
 
@@ -734,6 +828,167 @@ START_TEST(graph_add_node)
 }
 END_TEST
 
+/* ================= graphs: node parameters of CUDA 13.4 ================= */
+
+/* A byte of the union part of CUgraphNodeParams, by its offset there. */
+static unsigned char *union_byte(CUgraphNodeParams *p, size_t off)
+{
+	return (unsigned char *)p + offsetof(CUgraphNodeParams, kernel) + off;
+}
+
+static CUgraphNodeParams node(CUgraphNodeType type)
+{
+	CUgraphNodeParams p;
+	memset(&p, 0, sizeof p);
+	p.type = type;
+	return p;
+}
+
+/* A 13.0 driver: cuGraphAddNode_v2 is there (older drivers lack it too, and
+ * an adapter does not call another adapter: cuGraphAddNode_v3 stays missing). */
+static void graph_driver_13_0(void)
+{
+	driver(13000);
+	SET(cuGraphAddNode_v2);
+	cushim_adapt_install(1);
+	reset();
+}
+
+START_TEST(graph_add_node_v3_on_12_2)
+{
+	ck_assert_ptr_nonnull(cushim_impl[CUSHIM_IDX_cuGraphAddNode_v2]); /* its own adapter */
+	ck_assert_ptr_null(cushim_impl[CUSHIM_IDX_cuGraphAddNode_v3]);
+}
+END_TEST
+
+START_TEST(graph_add_node_v3)
+{
+	CUgraphNode out = NULL;
+	CUgraphEdgeData e[2];
+	CUgraphNodeParams p = node(CU_GRAPH_NODE_TYPE_KERNEL);
+	graph_driver_13_0();
+	memset(e, 0, sizeof e);
+	p.kernel.func = (CUfunction)0xF1;
+	ck_assert_int_eq(ADAPTER(cuGraphAddNode_v3)(&out, (CUgraph)0x9, from, e, 2, &p), CUDA_SUCCESS);
+	EXPECT("cuGraphAddNode_v2", U(&out), 0x9, U(from), U(e), 2, U(&p));
+	ck_assert_ptr_eq(out, (CUgraphNode)0xD2);
+
+	/* a host node as 13.0 knew it: fn and userData, the rest zero */
+	reset();
+	p = node(CU_GRAPH_NODE_TYPE_HOST);
+	p.host.fn = (CUhostFn)0xF2;
+	p.host.userData = (void *)0xDA;
+	ck_assert_int_eq(ADAPTER(cuGraphAddNode_v3)(&out, (CUgraph)0x9, NULL, NULL, 0, &p), CUDA_SUCCESS);
+	EXPECT("cuGraphAddNode_v2", U(&out), 0x9, 0, 0, 0, U(&p));
+	/* the kinds of 13.0 that did not grow */
+	reset();
+	p = node(CU_GRAPH_NODE_TYPE_CONDITIONAL);
+	ck_assert_int_eq(ADAPTER(cuGraphAddNode_v3)(&out, (CUgraph)0x9, NULL, NULL, 0, &p), CUDA_SUCCESS);
+	reset();
+	p = node(CU_GRAPH_NODE_TYPE_EMPTY);
+	ck_assert_int_eq(ADAPTER(cuGraphAddNode_v3)(&out, (CUgraph)0x9, NULL, NULL, 0, &p), CUDA_SUCCESS);
+}
+END_TEST
+
+START_TEST(graph_add_node_v3_missing)
+{
+	CUgraphNode out = NULL;
+	CUgraphNodeParams p = node(CU_GRAPH_NODE_TYPE_KERNEL);
+	graph_driver_13_0();
+
+	p.kernel.func = (CUfunction)0xF1; /* func and ctx: 13.4 checks ctx, 13.0 ignored it */
+	p.kernel.ctx = (CUcontext)0xC1;
+	ck_assert_int_eq(ADAPTER(cuGraphAddNode_v3)(&out, (CUgraph)0x9, NULL, NULL, 0, &p), MISSING_RC);
+	p = node(CU_GRAPH_NODE_TYPE_HOST);
+	*union_byte(&p, 16) = 1; /* syncMode CU_HOST_TASK_SPINWAIT */
+	ck_assert_int_eq(ADAPTER(cuGraphAddNode_v3)(&out, (CUgraph)0x9, NULL, NULL, 0, &p), MISSING_RC);
+	p = node(CU_GRAPH_NODE_TYPE_HOST);
+	*union_byte(&p, 24) = 0xC1; /* a preferred context */
+	ck_assert_int_eq(ADAPTER(cuGraphAddNode_v3)(&out, (CUgraph)0x9, NULL, NULL, 0, &p), MISSING_RC);
+	p = node(CU_GRAPH_NODE_TYPE_EVENT_RECORD);
+	*union_byte(&p, 8) = 0xC1;
+	ck_assert_int_eq(ADAPTER(cuGraphAddNode_v3)(&out, (CUgraph)0x9, NULL, NULL, 0, &p), MISSING_RC);
+	p = node(CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT);
+	*union_byte(&p, 24) = 0xC1;
+	ck_assert_int_eq(ADAPTER(cuGraphAddNode_v3)(&out, (CUgraph)0x9, NULL, NULL, 0, &p), MISSING_RC);
+	p = node((CUgraphNodeType)14); /* CU_GRAPH_NODE_TYPE_MEMCPY_BATCH (13.4) */
+	ck_assert_int_eq(ADAPTER(cuGraphAddNode_v3)(&out, (CUgraph)0x9, NULL, NULL, 0, &p), MISSING_RC);
+	p = node((CUgraphNodeType)18); /* CU_GRAPH_NODE_TYPE_FABRIC_CPY_BATCH (13.5) */
+	ck_assert_int_eq(ADAPTER(cuGraphAddNode_v3)(&out, (CUgraph)0x9, NULL, NULL, 0, &p), MISSING_RC);
+	ck_assert_int_eq(ADAPTER(cuGraphAddNode_v3)(&out, (CUgraph)0x9, NULL, NULL, 0, NULL), MISSING_RC);
+	NOT_CALLED();
+}
+END_TEST
+
+START_TEST(graph_node_set_params_v2)
+{
+	CUgraphNodeParams p = node(CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL);
+
+	*union_byte(&p, 19) = 1; /* numExtSems, a 13.0 field */
+	ck_assert_int_eq(ADAPTER(cuGraphNodeSetParams_v2)((CUgraphNode)0x8, &p), CUDA_SUCCESS);
+	EXPECT("cuGraphNodeSetParams", 0x8, U(&p));
+	reset();
+	*union_byte(&p, 20) = 1; /* past it: 13.4's preferred context or padding */
+	ck_assert_int_eq(ADAPTER(cuGraphNodeSetParams_v2)((CUgraphNode)0x8, &p), MISSING_RC);
+	p = node(CU_GRAPH_NODE_TYPE_KERNEL);
+	p.kernel.kern = (CUkernel)0xE1; /* a CUkernel with its context: the same in both */
+	p.kernel.ctx = (CUcontext)0xC1;
+	ck_assert_int_eq(ADAPTER(cuGraphNodeSetParams_v2)((CUgraphNode)0x8, &p), CUDA_SUCCESS);
+	EXPECT("cuGraphNodeSetParams", 0x8, U(&p));
+}
+END_TEST
+
+/* ================= multicast (never called on a GPU: fakes only) ================= */
+
+START_TEST(multicast_bind_mem)
+{
+	ck_assert_int_eq(ADAPTER(cuMulticastBindMem_v2)(0xAC, 2, 0x100, 0x3E3, 0x200, 4096, 0), CUDA_SUCCESS);
+	EXPECT("cuMulticastBindMem", 0xAC, 0x100, 0x3E3, 0x200, 4096, 0);
+	ck_assert_int_eq(current_calls, 1);
+	reset();
+	ck_assert_int_eq(ADAPTER(cuMulticastBindMem_v2)(0xAC, 3, 0x100, 0x3E3, 0x200, 4096, 0), MISSING_RC);
+	mem_location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
+	ck_assert_int_eq(ADAPTER(cuMulticastBindMem_v2)(0xAC, 2, 0x100, 0x3E3, 0x200, 4096, 0), MISSING_RC);
+	mem_location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	query_rc = CUDA_ERROR_INVALID_VALUE;
+	ck_assert_int_eq(ADAPTER(cuMulticastBindMem_v2)(0xAC, 2, 0x100, 0x3E3, 0x200, 4096, 0), MISSING_RC);
+	NOT_CALLED();
+}
+END_TEST
+
+START_TEST(multicast_bind_addr)
+{
+	ck_assert_int_eq(ADAPTER(cuMulticastBindAddr_v2)(0xAC, 2, 0x100, 0x7000, 4096, 0), CUDA_SUCCESS);
+	EXPECT("cuMulticastBindAddr", 0xAC, 0x100, 0x7000, 4096, 0);
+	reset();
+	ck_assert_int_eq(ADAPTER(cuMulticastBindAddr_v2)(0xAC, 1, 0x100, 0x7000, 4096, 0), MISSING_RC);
+	mem_location.type = CU_MEM_LOCATION_TYPE_HOST;
+	ck_assert_int_eq(ADAPTER(cuMulticastBindAddr_v2)(0xAC, 2, 0x100, 0x7000, 4096, 0), MISSING_RC);
+	mem_location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	query_rc = CUDA_ERROR_INVALID_VALUE;
+	ck_assert_int_eq(ADAPTER(cuMulticastBindAddr_v2)(0xAC, 2, 0x100, 0x7000, 4096, 0), MISSING_RC);
+	NOT_CALLED();
+}
+END_TEST
+
+/* ================= host functions ================= */
+
+START_TEST(launch_host_func)
+{
+	ck_assert_int_eq(ADAPTER(cuLaunchHostFunc_v2)((CUstream)0x5, (CUhostFn)0xF2, (void *)0xDA, 0), CUDA_SUCCESS);
+	EXPECT("cuLaunchHostFunc", 0x5, 0xF2, 0xDA);
+	reset();
+	ret = CUDA_ERROR_INVALID_HANDLE;
+	ck_assert_int_eq(ADAPTER(cuLaunchHostFunc_v2_ptsz)(NULL, (CUhostFn)0xF2, NULL, 0), CUDA_ERROR_INVALID_HANDLE);
+	EXPECT("cuLaunchHostFunc_ptsz", 0, 0xF2, 0);
+	reset();
+	/* CU_HOST_TASK_SPINWAIT, or a mode from after 13.5: missing */
+	ck_assert_int_eq(ADAPTER(cuLaunchHostFunc_v2)((CUstream)0x5, (CUhostFn)0xF2, NULL, 1), MISSING_RC);
+	ck_assert_int_eq(ADAPTER(cuLaunchHostFunc_v2_ptsz)((CUstream)0x5, (CUhostFn)0xF2, NULL, 7), MISSING_RC);
+	NOT_CALLED();
+}
+END_TEST
+
 START_TEST(graph_queries)
 {
 	CUgraphNode a[4], b[4];
@@ -1060,6 +1315,7 @@ static Suite *adapt_suite(void)
 	t = tcase_create("install");
 	tcase_add_checked_fixture(t, setup, NULL);
 	tcase_add_test(t, table_rows);
+	tcase_add_test(t, candidates_are_the_tables);
 	tcase_add_test(t, install_on_11_4);
 	tcase_add_test(t, install_leaves_resolved);
 	tcase_add_test(t, install_needs_older);
@@ -1090,6 +1346,13 @@ static Suite *adapt_suite(void)
 	tcase_add_test(t, graph_add_dependencies);
 	tcase_add_test(t, graph_remove_dependencies);
 	tcase_add_test(t, graph_add_node);
+	tcase_add_test(t, graph_add_node_v3_on_12_2);
+	tcase_add_test(t, graph_add_node_v3);
+	tcase_add_test(t, graph_add_node_v3_missing);
+	tcase_add_test(t, graph_node_set_params_v2);
+	tcase_add_test(t, multicast_bind_mem);
+	tcase_add_test(t, multicast_bind_addr);
+	tcase_add_test(t, launch_host_func);
 	tcase_add_test(t, graph_queries);
 	tcase_add_test(t, kernel_node_set);
 	tcase_add_test(t, kernel_node_get);

@@ -1,4 +1,4 @@
-# tests/adapt: the downgrade adapters of issue 8, white-box: recording fakes
+# tests/adapt: the downgrade adapters, white-box: recording fakes
 # stand in for the older variants in cushim_real[], no driver needed.
 # src/adapt.c is compiled into the program itself, so that the test works
 # before (and after) it is part of libcushim_core.

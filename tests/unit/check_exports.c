@@ -1,7 +1,8 @@
-/* libcushim.so exports exactly what the toolkit's headers declare for Linux:
- * the exports of the toolkit's stub libcuda.so plus the functions cudaGL.h,
- * cudaEGL.h and cudaVDPAU.h declare (listed at build time from the
- * preprocessed headers by declared.py), nothing else but cushim_*, and no
+/* libcushim.so exports exactly what the headers declare for Linux: the
+ * exports of the toolkit's stub libcuda.so, the functions cudaGL.h, cudaEGL.h
+ * and cudaVDPAU.h declare (listed at build time from the preprocessed headers
+ * by declared.py), and the exported names of the committed table of the
+ * newest CUDA (src/table/cuda-api.tsv), nothing else but cushim_*, and no
  * cudbg* symbol.  Read with libelf from the files themselves. */
 #include <config.h>
 #include <cuda.h>
@@ -13,9 +14,26 @@
 
 #define STUB CUDA_DIR "/lib64/stubs/libcuda.so"
 #define INTEROP_LIST ABS_TOP_BUILDDIR "/tests/unit/interop-decls.txt"
+#define TABLE ABS_TOP_SRCDIR "/src/table/cuda-api.tsv"
 
-static char **shim, **stub, **interop;
-static int nshim, nstub, ninterop;
+static char **shim, **stub, **interop, **table;
+static int nshim, nstub, ninterop, ntable;
+
+/* The table's exported names: the second column of its "fn" lines ("-" for
+ * a variant that has none). */
+static void read_table(void)
+{
+	FILE *f = fopen(TABLE, "r");
+	char line[4096], name[256];
+
+	ck_assert_msg(f != NULL, "no %s", TABLE);
+	table = calloc(4096, sizeof *table);
+	while (ntable < 4095 && fgets(line, sizeof line, f))
+		if (sscanf(line, "fn\t%255[^\t]", name) == 1 && strcmp(name, "-") != 0)
+			table[ntable++] = strdup(name);
+	fclose(f);
+	ck_assert_msg(ntable > 600, "%s has %d exported names", TABLE, ntable);
+}
 
 static void setup(void)
 {
@@ -31,11 +49,12 @@ static void setup(void)
 	while (ninterop < 1023 && fscanf(f, "%255s", line) == 1)
 		interop[ninterop++] = strdup(line);
 	fclose(f);
+	read_table();
 }
 
 static int declared(const char *name)
 {
-	return has_name(stub, nstub, name) || has_name(interop, ninterop, name);
+	return has_name(stub, nstub, name) || has_name(interop, ninterop, name) || has_name(table, ntable, name);
 }
 
 START_TEST(check_every_declared_function_is_exported)
@@ -46,6 +65,8 @@ START_TEST(check_every_declared_function_is_exported)
 	for (int i = 0; i < ninterop; i++)
 		ck_assert_msg(has_name(shim, nshim, interop[i]), "the interop headers declare %s, cushim does not export it",
 			      interop[i]);
+	for (int i = 0; i < ntable; i++)
+		ck_assert_msg(has_name(shim, nshim, table[i]), "the table exports %s, cushim does not", table[i]);
 }
 END_TEST
 
@@ -57,23 +78,30 @@ START_TEST(check_exports_nothing_else)
 		ck_assert_msg(strncmp(n, "cudbg", 5) != 0, "cushim exports the debugger symbol %s", n);
 		if (strncmp(n, "cushim_", 7) == 0)
 			continue;
-		ck_assert_msg(declared(n), "cushim exports %s, which no header declares for Linux", n);
+		ck_assert_msg(declared(n), "cushim exports %s, which no header nor the table declares for Linux", n);
 	}
 }
 END_TEST
 
-START_TEST(check_exports_672_for_cuda_13_0)
+/* The toolkit of this machine (13.0) declares 672 functions for Linux; the
+ * table adds the 51 variants of 13.1 to 13.5 (43 functions and 8 of their
+ * per-thread flavours). */
+START_TEST(check_exports_723_for_cuda_13_0_and_13_5)
 {
-	int n = 0;
+	int n = 0, table_only = 0;
 	setup();
-	for (int i = 0; i < nshim; i++)
+	for (int i = 0; i < nshim; i++) {
 		n += strncmp(shim[i], "cushim_", 7) != 0;
-	printf("cushim exports %d driver functions (stub %d + interop %d); toolkit CUDA_VERSION %d\n", n, nstub,
-	       ninterop, CUDA_VERSION);
-	if (CUDA_VERSION != 13000)
-		return; /* the count of README.md was measured on 13.0 */
-	ck_assert_int_eq(n, 672);
+		table_only += !has_name(stub, nstub, shim[i]) && !has_name(interop, ninterop, shim[i]) &&
+			      strncmp(shim[i], "cushim_", 7) != 0;
+	}
+	printf("cushim exports %d driver functions (stub %d + interop %d + %d from the table of %d names); toolkit "
+	       "CUDA_VERSION %d\n", n, nstub, ninterop, table_only, ntable, CUDA_VERSION);
+	if (CUDA_VERSION != 13000 || ntable != 723)
+		return; /* the counts were measured with the 13.0 toolkit and the 13.5 table */
 	ck_assert_int_eq(nstub + ninterop, 672);
+	ck_assert_int_eq(table_only, 51);
+	ck_assert_int_eq(n, 723);
 }
 END_TEST
 
@@ -83,7 +111,7 @@ int main(void)
 	TCase *tc = tcase_create("exports");
 	tcase_add_test(tc, check_every_declared_function_is_exported);
 	tcase_add_test(tc, check_exports_nothing_else);
-	tcase_add_test(tc, check_exports_672_for_cuda_13_0);
+	tcase_add_test(tc, check_exports_723_for_cuda_13_0_and_13_5);
 	suite_add_tcase(s, tc);
 	return run_suite(s, CK_VERBOSE);
 }

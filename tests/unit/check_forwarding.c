@@ -4,9 +4,10 @@
  * export makes the oracle return that same export.
  *
  * The calls are generated over the whole table (CUSHIM_SYM X-macro of the
- * generated cushim-syms.h): each argument gets a value unique to (export,
- * position): pointers point at distinct scratch cells, integers carry a
- * pattern.  The fake records the six argument registers and six stack words
+ * generated cushim-syms.h: the toolkit's prototypes or, for the variants
+ * only the committed table knows, ABI-equivalent ones): each argument gets a
+ * value unique to (export, position): pointers point at distinct scratch
+ * cells, integers carry a pattern.  The fake records the six argument registers and six stack words
  * of x86-64 SysV; an integer or pointer argument k is in word k counting only
  * integer and pointer arguments (float arguments travel in SSE registers: they
  * are set but cannot be checked).  For the few functions that take a struct by
@@ -113,7 +114,7 @@ static void fill(void *arg, size_t size, int cls, int sym, int k, struct expect 
 		(void)idx;                                                                      \
 		MAP(n, DECL, params)                                                            \
 		MAP(n, FILL, args)                                                              \
-		__typeof__(&name) f = (__typeof__(&name))dlsym(RTLD_DEFAULT, #name);            \
+		CUresult (CUDAAPI *f) params = (CUresult (CUDAAPI *) params)dlsym(RTLD_DEFAULT, #name); \
 		*fn = (void *)f;                                                                \
 		return f ? f args : (CUresult)-1;                                               \
 	}
@@ -127,6 +128,13 @@ static const struct {
 #define CUSHIM_SYM(i, name, ...) [i] = { #name, call_##name },
 #include "cushim-syms.h"
 #undef CUSHIM_SYM
+};
+
+/* The variants with no exported name: nothing to call by name. */
+static const unsigned char lookup_only[NSYMS] = {
+#define CUSHIM_LOOKUP_ONLY(i, name) [i] = 1,
+#include "cushim-syms.h"
+#undef CUSHIM_LOOKUP_ONLY
 };
 
 /* The fake's exports that answer rather than only record. */
@@ -163,6 +171,8 @@ static int child_forward(void)
 	for (int i = 0; i < NSYMS; i++) {
 		const char *name = table[i].name;
 		int present = fake_fn(name) != NULL;
+		if (lookup_only[i])
+			continue;
 		for (int round = 0; round < 2; round++) {
 			struct expect e = { 0 };
 			void *fn = NULL;
@@ -272,7 +282,10 @@ static void expect_child(const char *mode, const char *level, const char *const 
 
 START_TEST(check_forwards_every_export)
 {
-	const char *const env[] = { "LD_PRELOAD=" SHIM_SO, "LD_LIBRARY_PATH=" DRV("13.0") ":" NO_RT, NULL };
+	/* forwarding alone: an absent export returns 36 without reaching the
+	 * fake (the adapters, which call an older variant, have tests/adapt) */
+	const char *const env[] = { "LD_PRELOAD=" SHIM_SO, "LD_LIBRARY_PATH=" DRV("13.0") ":" NO_RT, "CUSHIM_ADAPT=0",
+				    NULL };
 	expect_child("forward", "13.0", env);
 }
 END_TEST

@@ -1,0 +1,35 @@
+# tests/table: the committed table of the newest CUDA (src/table/cuda-api.tsv),
+# the naming rule, the generated stubs and a program built for CUDA 13.5.
+TABLE_TESTS = tests/table/covers.sh tests/table/naming.sh tests/table/fixture.sh tests/table/disasm.sh \
+	tests/table/wheel.sh tests/table/program.sh
+TESTS += $(TABLE_TESTS) tests/table/check_trampoline
+EXTRA_DIST += $(TABLE_TESTS) tests/table/defs.sh tests/table/tabletest.py tests/table/fixture/new/cuda.h \
+	tests/table/fixture/new/cudaTypedefs.h tests/table/fixture/old/cuda.h tests/table/fixture/old/cudaTypedefs.h \
+	tests/table/fixture/expected.tsv
+
+# the stubs and the trampoline of cushim-stubs.S, alone, with a resolver that
+# clobbers every argument register
+check_PROGRAMS += tests/table/check_trampoline
+tests_table_check_trampoline_SOURCES = tests/table/check_trampoline.c src/stubs.c
+nodist_tests_table_check_trampoline_SOURCES = $(GENERATED) $(GENERATED_STUBS)
+# (its own objects: the stubs are also in libcushim_core, through libtool)
+tests_table_check_trampoline_CPPFLAGS = $(AM_CPPFLAGS)
+
+# a program built with the 13.5 ABI: linked with -z now against a libcuda.so
+# made from the table's exported names (never run: it only satisfies the link)
+check_PROGRAMS += tests/table/prog135
+tests_table_prog135_SOURCES = tests/table/prog135.c
+tests_table_prog135_CPPFLAGS =
+tests_table_prog135_LDFLAGS = -Ltests/table/stub -Wl,-z,now
+tests_table_prog135_LDADD = -lcuda $(LIBS)
+EXTRA_tests_table_prog135_DEPENDENCIES = tests/table/stub/libcuda.so
+tests/table/stub/libcuda.so: $(CUDA_TABLE)
+	$(AM_V_GEN)$(MKDIR_P) tests/table/stub && \
+	awk -F'\t' '$$1 == "fn" && $$2 != "-" { print "int " $$2 "(void) { return 999; }" }' $(CUDA_TABLE) \
+		> tests/table/stub/libcuda.c && \
+	$(CC) -shared -fPIC -Wl,-soname,libcuda.so.1 -o $@ tests/table/stub/libcuda.c
+CLEANFILES += tests/table/stub/libcuda.so tests/table/stub/libcuda.c
+
+# what the scripts need
+$(TABLE_TESTS:.sh=.log): src/gen.stamp libcushim.la cushim$(EXEEXT)
+tests/table/program.log: tests/table/prog135$(EXEEXT) $(FAKE_DRIVERS) $(FAKE_NO_RUNTIME)
