@@ -47,6 +47,7 @@ static void report_missing(unsigned i)
 
 	if (__atomic_exchange_n(&missing_logged[i], 1, __ATOMIC_RELAXED) || missing_rc == CUDA_ERROR_NO_DEVICE)
 		return; /* said once; or the bootstrap said once why nothing works */
+	cushim_timeline_missing(i, missing_rc);
 	if (cushim_state.driver_version)
 		snprintf(have, sizeof have, "CUDA %s", cushim_format_version(cushim_state.driver_version, need));
 	else
@@ -313,7 +314,7 @@ static void bootstrap(void)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	int effective = set_versions();
 	resolve_table(effective);
-	int tracing = cushim_conf.level >= CUSHIM_LOG_ERRORS || cushim_conf.summary;
+	int tracing = cushim_conf.level >= CUSHIM_LOG_ERRORS || cushim_conf.summary || cushim_conf.timeline;
 	install_overrides(tracing);
 	clock_gettime(CLOCK_MONOTONIC, &t2);
 	cushim_state.find_ns = ns_between(&t0, &t1);

@@ -135,6 +135,8 @@ void cushim_conf_load(void)
 	}
 	if ((v = secure_getenv("CUSHIM_DRIVER")) && *v)
 		cushim_conf.driver = v;
+	if ((v = secure_getenv("CUSHIM_TIMELINE")) && *v)
+		cushim_conf.timeline = v;
 	if ((v = secure_getenv("CUSHIM_HIDE"))) {
 		int n = cushim_parse_patterns(v, cushim_conf.patterns, CUSHIM_MAX_PATTERNS, &hide_storage);
 		if (n < 0)

@@ -83,6 +83,7 @@ struct cushim_conf {
 	int summary;               /* CUSHIM_SUMMARY: 0, 1 (table) or 2 (JSON file) */
 	const char *summary_file;
 	const char *driver;        /* CUSHIM_DRIVER: the real driver, for masquerade */
+	const char *timeline;      /* CUSHIM_TIMELINE: the trace-event JSON file */
 };
 extern struct cushim_conf cushim_conf CUSHIM_HIDDEN;
 void cushim_conf_load(void) CUSHIM_HIDDEN;
@@ -144,6 +145,29 @@ void cushim_trace_call(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const u
 size_t cushim_format_call(char *buf, size_t size, unsigned i, CUresult r, const uint64_t *argv) CUSHIM_HIDDEN;
 void cushim_trace_prefork(void) CUSHIM_HIDDEN;
 void cushim_trace_postfork(int child) CUSHIM_HIDDEN;
+/* What the trace lends the timeline: its clock as CLOCK_MONOTONIC
+ * nanoseconds, its number and argument formatting, the argument tables. */
+uint64_t cushim_trace_ns(uint64_t ticks) CUSHIM_HIDDEN;
+size_t cushim_format_decimal(char *buf, size_t size, uint64_t v, int decimals) CUSHIM_HIDDEN;
+size_t cushim_format_arg(char *buf, size_t size, const struct cushim_argdesc *d, uint64_t v) CUSHIM_HIDDEN;
+extern const struct cushim_argdesc *const cushim_argdescs[CUSHIM_NSYMS] CUSHIM_HIDDEN;
+extern const unsigned char cushim_nargs[CUSHIM_NSYMS] CUSHIM_HIDDEN;
+
+/* ---- the timeline: Chrome trace-event JSON (timeline.c) ---- */
+#define CUSHIM_TL_EVENT_MAX 4096 /* one call's event, with its thread's name */
+#define CUSHIM_TL_CLOSE "\n]\n"  /* what ends a complete file */
+int cushim_timeline_start(void) CUSHIM_HIDDEN; /* 1: the file is open */
+void cushim_timeline_child(void) CUSHIM_HIDDEN;
+void cushim_timeline_finish(void) CUSHIM_HIDDEN;
+void cushim_timeline_write(const char *buf, size_t n) CUSHIM_HIDDEN;
+/* ",\n{...}": the call's complete event, after a thread_name event when
+ * *named is not tid yet (named NULL: none). At most size bytes. */
+size_t cushim_timeline_event(char *buf, size_t size, int *named, int tid, unsigned i, CUresult r, uint64_t t0,
+			     uint64_t t1, const uint64_t *argv) CUSHIM_HIDDEN;
+/* The same, written at once (no buffer for this thread, or it is busy). */
+void cushim_timeline_direct(int tid, unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
+	CUSHIM_HIDDEN;
+void cushim_timeline_missing(unsigned i, CUresult returns) CUSHIM_HIDDEN;
 
 /* ---- error codes (errors.c) ---- */
 const char *cushim_error_name(int code) CUSHIM_HIDDEN;

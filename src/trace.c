@@ -44,8 +44,12 @@ struct tbuf {
 	int tid;
 	size_t len;
 	struct counters *cnt;
+	char *tl;          /* the timeline's events (timeline.c), NULL without one */
+	size_t tllen;
+	int tl_tid;        /* the thread the timeline has named for this buffer */
 	char data[TBUF_SIZE];
 };
+#define TL_SIZE 131072
 
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct tbuf *buffers;
@@ -101,6 +105,8 @@ static void calibrate(void)
 
 /* ---- per-thread buffers ---- */
 static int log_is_file; /* one write of whole lines is atomic there; pipes need PIPE_BUF */
+static int text_lines;  /* as cushim_lines, for the text trace alone */
+static int timeline;    /* CUSHIM_TIMELINE's file is open */
 
 static void flush_locked(struct tbuf *b)
 {
@@ -118,6 +124,9 @@ static void flush_locked(struct tbuf *b)
 		off += n;
 	}
 	b->len = 0;
+	if (b->tllen)
+		cushim_timeline_write(b->tl, b->tllen);
+	b->tllen = 0;
 }
 
 static void fold_counters(struct tbuf *b)
@@ -155,12 +164,15 @@ static struct tbuf *new_tbuf(void)
 {
 	size_t size = sizeof(struct tbuf);
 	size_t csize = cushim_conf.summary ? CUSHIM_NSYMS * sizeof(struct counters) : 0;
-	struct tbuf *b = mmap(NULL, size + csize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t tlsize = timeline ? TL_SIZE : 0;
+	struct tbuf *b = mmap(NULL, size + csize + tlsize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (b == MAP_FAILED)
 		return NULL;
 	if (csize)
 		b->cnt = (struct counters *)(void *)((char *)b + size);
+	if (tlsize)
+		b->tl = (char *)b + size + csize;
 	b->next = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE);
 	while (!__atomic_compare_exchange_n(&buffers, &b->next, b, 1, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
 		;
@@ -363,6 +375,29 @@ size_t cushim_format_call(char *buf, size_t size, unsigned i, CUresult r, const 
 	return (size_t)(o.p - buf);
 }
 
+/* For the timeline: the trace's clock, numbers and arguments. */
+uint64_t cushim_trace_ns(uint64_t ticks)
+{
+	return start_ns + (uint64_t)((double)(int64_t)(ticks - start_ticks) * ns_per_tick);
+}
+
+size_t cushim_format_decimal(char *buf, size_t size, uint64_t v, int decimals)
+{
+	struct out o = { buf, size };
+	if (decimals)
+		put_milli(&o, v, decimals);
+	else
+		put_u(&o, v);
+	return (size_t)(o.p - buf);
+}
+
+size_t cushim_format_arg(char *buf, size_t size, const struct cushim_argdesc *d, uint64_t v)
+{
+	struct out o = { buf, size };
+	put_arg(&o, d, v);
+	return (size_t)(o.p - buf);
+}
+
 /* "cushim: 12.345678 PID TID call = RESULT 1.234 us\n" */
 static size_t format_line(char *buf, size_t size, int tid, unsigned i, CUresult r, uint64_t t0, uint64_t t1,
 			  const uint64_t *argv)
@@ -390,18 +425,26 @@ static size_t format_line(char *buf, size_t size, int tid, unsigned i, CUresult 
 void cushim_trace_call(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
 {
 	struct tbuf *b = get_tbuf();
+	int text = text_lines > 1 || (text_lines && r != CUDA_SUCCESS);
 
 	if (!b || __atomic_exchange_n(&b->busy, 1, __ATOMIC_ACQUIRE)) {
 		/* No buffer, or re-entered from a signal handler, or being flushed:
-		 * write this one line straight away. */
+		 * write this one line (and event) straight away. */
 		char tmp[LINE_MAX_LEN];
-		size_t n = format_line(tmp, sizeof tmp, (int)syscall(SYS_gettid), i, r, t0, t1, argv);
-		cushim_write_all(cushim_log_fd(), tmp, n);
+		int tid = (int)syscall(SYS_gettid);
+		if (text)
+			cushim_write_all(cushim_log_fd(), tmp, format_line(tmp, sizeof tmp, tid, i, r, t0, t1, argv));
+		if (timeline)
+			cushim_timeline_direct(tid, i, r, t0, t1, argv);
 		return;
 	}
-	if (TBUF_SIZE - b->len < LINE_MAX_LEN)
+	if (TBUF_SIZE - b->len < LINE_MAX_LEN || (b->tl && TL_SIZE - b->tllen < CUSHIM_TL_EVENT_MAX))
 		flush_locked(b);
-	b->len += format_line(b->data + b->len, LINE_MAX_LEN, b->tid, i, r, t0, t1, argv);
+	if (text)
+		b->len += format_line(b->data + b->len, LINE_MAX_LEN, b->tid, i, r, t0, t1, argv);
+	if (b->tl)
+		b->tllen += cushim_timeline_event(b->tl + b->tllen, CUSHIM_TL_EVENT_MAX, &b->tl_tid, b->tid, i, r, t0,
+						  t1, argv);
 	__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
 }
 
@@ -438,7 +481,8 @@ void cushim_trace_postfork(int child)
 				memset(b->cnt, 0, CUSHIM_NSYMS * sizeof *b->cnt);
 			if (b != my_tbuf)
 				b->free = 1;
-			b->len = 0;
+			b->len = b->tllen = 0;
+			b->tl_tid = 0;
 			b->busy = 0;
 		}
 		memset(retired, 0, sizeof retired);
@@ -446,6 +490,7 @@ void cushim_trace_postfork(int child)
 			my_tbuf->tid = (int)syscall(SYS_gettid);
 		my_pid = getpid();
 		cushim_log_reopen_child();
+		cushim_timeline_child();
 	} else {
 		for (struct tbuf *b = fork_head; b; b = b->next)
 			__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
@@ -535,6 +580,7 @@ __attribute__((destructor)) static void cushim_trace_exit(void)
 			flush_locked(b);
 			__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
 		}
+	cushim_timeline_finish();
 	if (cushim_conf.summary)
 		write_summary();
 	pthread_mutex_unlock(&list_lock);
@@ -546,7 +592,9 @@ void cushim_trace_start(void)
 	calibrate();
 	my_pid = getpid();
 	log_is_file = fstat(cushim_log_fd(), &st) == 0 && S_ISREG(st.st_mode);
-	cushim_lines = cushim_conf.level >= CUSHIM_LOG_TRACE ? 2 : cushim_conf.level >= CUSHIM_LOG_ERRORS ? 1 : 0;
+	text_lines = cushim_conf.level >= CUSHIM_LOG_TRACE ? 2 : cushim_conf.level >= CUSHIM_LOG_ERRORS ? 1 : 0;
+	timeline = cushim_timeline_start();
+	cushim_lines = timeline ? 2 : text_lines; /* the timeline has every call */
 	pthread_key_create(&tbuf_key, tbuf_retire);
 	cushim_tracing = 1;
 }

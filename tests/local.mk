@@ -14,3 +14,6 @@ include tests/hardening/local.mk
 include tests/fuzz/local.mk
 include tests/realdrv/local.mk
 include tests/cross/local.mk
+include tests/timeline/local.mk
+include tests/cluster/local.mk
+include tests/package/local.mk

@@ -31,7 +31,8 @@ static const char *judge_setting(const char *name, const char *v)
 		return n < 0 ? "not a list of patterns (globs separated by commas): hiding nothing" : NULL;
 	}
 	if ((strcmp(name, "CUSHIM_LOG_FILE") == 0 || strcmp(name, "CUSHIM_CUDART") == 0 ||
-	     strcmp(name, "CUSHIM_DRIVER") == 0 || strcmp(name, "CUSHIM_SUMMARY") == 0) && !*v)
+	     strcmp(name, "CUSHIM_DRIVER") == 0 || strcmp(name, "CUSHIM_SUMMARY") == 0 ||
+	     strcmp(name, "CUSHIM_TIMELINE") == 0) && !*v)
 		return "empty: ignored";
 	return NULL;
 }
@@ -97,6 +98,7 @@ int cmd_doctor(int argc, char **argv)
 		{ "CUSHIM_LOG", NULL, NULL, "warn" },
 		{ "CUSHIM_LOG_FILE", NULL, NULL, "stderr" },
 		{ "CUSHIM_SUMMARY", NULL, NULL, "no summary" },
+		{ "CUSHIM_TIMELINE", NULL, NULL, "no timeline" },
 		{ "CUSHIM_DRIVER_VERSION", NULL, NULL, "the driver's own version" },
 		{ "CUSHIM_HIDE", NULL, NULL, "nothing hidden" },
 		{ "CUSHIM_CUDART", NULL, NULL, "the usual runtimes" },

@@ -150,12 +150,14 @@ pid_t cli_quiet_child(int *fd, char *err, size_t errsize)
 		return -1;
 	}
 	if (pid == 0) {
-		/* The bootstrap runs here: keep it quiet and leave no log file or
-		 * summary behind; the settings that change what it finds stay. */
+		/* The bootstrap runs here: keep it quiet and leave no log file,
+		 * summary or timeline behind; the settings that change what it
+		 * finds stay. */
 		close(p[0]);
 		setenv("CUSHIM_LOG", "off", 1);
 		unsetenv("CUSHIM_LOG_FILE");
 		unsetenv("CUSHIM_SUMMARY");
+		unsetenv("CUSHIM_TIMELINE");
 		int null = open("/dev/null", O_WRONLY);
 		if (null >= 0)
 			dup2(null, 1), dup2(null, 2);

@@ -4,7 +4,7 @@ CHECK_SOURCES = src/cli/check.c src/cli/check-read.c src/cli/check-judge.c src/c
 	src/cli/check-json.c src/cli/check.h src/cli/cudart.c src/cli/cudart.h src/cli/calls.c \
 	src/cli/fatbin.c src/cli/fatbin.h src/cli/gpucode.c src/cli/gpucode.h src/cli/requirements.c \
 	src/cli/requirements.h src/cli/gpus.c
-cushim_SOURCES = src/cli/main.c src/cli/run.c $(CHECK_SOURCES) src/cli/doctor.c src/cli/symbols.c src/cli/machine.c \
+cushim_SOURCES = src/cli/main.c src/cli/run.c $(CHECK_SOURCES) src/cli/doctor.c src/cli/symbols.c src/cli/machine.c src/cli/timeline.c \
 	src/cli/lib.c src/cli/ldsearch.c src/cli/json.c src/cli/cli.h
 nodist_cushim_SOURCES = $(GENERATED)
 cushim_CPPFLAGS = $(AM_CPPFLAGS) -DCUSHIM_LIBDIR='"$(libdir)"'

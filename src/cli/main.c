@@ -69,6 +69,7 @@ static void usage(FILE *f)
 		"       cushim check [--driver-version=X.Y] [--gpu=sm_XY|auto] [--recursive] [--json] [--lib=PATH] FILE...\n"
 		"       cushim doctor [--lib=PATH]\n"
 		"       cushim symbols [--since=X.Y] [--missing] [--driver-version=X.Y] [--json] [--lib=PATH]\n"
+		"       cushim timeline [--repair] FILE...\n"
 		"       cushim --help | --version\n"
 		"\n"
 		"Run a program with the CUDA driver shim libcushim.so preloaded, check which\n"
@@ -78,6 +79,7 @@ static void usage(FILE *f)
 		"  --log=LEVEL            off, warn, info, errors or trace        (CUSHIM_LOG)\n"
 		"  --log-file=PATH        log to PATH, %%p becomes the pid         (CUSHIM_LOG_FILE)\n"
 		"  --summary[=FILE]       per-function summary at exit; FILE.json (CUSHIM_SUMMARY)\n"
+		"  --timeline=FILE.json   every call as a trace event, for Perfetto (CUSHIM_TIMELINE)\n"
 		"  --driver-version=X.Y   behave as a driver of CUDA X.Y          (CUSHIM_DRIVER_VERSION)\n"
 		"  --hide=PATTERNS        make matching exports missing           (CUSHIM_HIDE)\n"
 		"  --masquerade           be found as libcuda.so.1 too, to see runtime calls\n"
@@ -96,9 +98,13 @@ static void usage(FILE *f)
 		"  --missing              only exports the driver here (or --driver-version) lacks\n"
 		"  --json                 print the rows as JSON\n"
 		"\n"
+		"timeline options:\n"
+		"  --repair               close a timeline a kill cut short, so that it is valid JSON\n"
+		"\n"
 		"Exit status: run gives the program's status (128+N when killed by signal N,\n"
 		"125 for a usage error, 127 when the program cannot be started); check gives\n"
-		"0 when every file passes, 1 when one will not run there, 2 on errors.\n");
+		"0 when every file passes, 1 when one will not run there, 2 on errors; timeline\n"
+		"gives 0 when every file is complete (or repaired), 1 when one is cut short.\n");
 }
 
 int main(int argc, char **argv)
@@ -130,6 +136,8 @@ int main(int argc, char **argv)
 		return cmd_doctor(argc - 1, argv + 1);
 	if (strcmp(cmd, "symbols") == 0)
 		return cmd_symbols(argc - 1, argv + 1);
-	cli_error("unknown command '%s'; use run, check, doctor or symbols (see cushim --help)", cmd);
+	if (strcmp(cmd, "timeline") == 0)
+		return cmd_timeline(argc - 1, argv + 1);
+	cli_error("unknown command '%s'; use run, check, doctor, symbols or timeline (see cushim --help)", cmd);
 	return CLI_ERROR;
 }

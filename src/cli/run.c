@@ -75,7 +75,9 @@ static void masquerade_cleanup(void)
 	masq_dir[0] = '\0';
 }
 
-static int setup_masquerade(const char *lib, const char *driver_opt)
+/* quiet: the folder is there so that the program loads on a machine
+ * without a driver; the library says so itself, once, at its first call. */
+static int setup_masquerade(const char *lib, const char *driver_opt, int quiet)
 {
 	char driver[PATH_MAX], p[PATH_MAX + 32];
 	const char *env = getenv("CUSHIM_DRIVER");
@@ -87,7 +89,7 @@ static int setup_masquerade(const char *lib, const char *driver_opt)
 		snprintf(driver, sizeof driver, "%s", env);
 	} else if (cli_ld_search("libcuda.so.1", NULL, NULL, cli_is_cushim, p, sizeof p) == 0 && realpath(p, driver)) {
 		setenv("CUSHIM_DRIVER", driver, 1);
-	} else {
+	} else if (!quiet) {
 		cli_note("--masquerade: no real CUDA driver (libcuda.so.1) found on the library path, in the "
 			 "loader cache or the default folders; every driver call will return "
 			 "CUDA_ERROR_NO_DEVICE (give one with --driver=PATH)");
@@ -125,8 +127,9 @@ static int setup_masquerade(const char *lib, const char *driver_opt)
 
 static void usage_run(FILE *f)
 {
-	fprintf(f, "Usage: cushim run [--log=LEVEL] [--log-file=PATH] [--summary[=FILE]] [--driver-version=X.Y]\n"
-		   "                  [--hide=PATTERNS] [--masquerade] [--driver=PATH] [--lib=PATH] [--] PROGRAM [ARGS...]\n");
+	fprintf(f, "Usage: cushim run [--log=LEVEL] [--log-file=PATH] [--summary[=FILE]] [--timeline=FILE.json]\n"
+		   "                  [--driver-version=X.Y] [--hide=PATTERNS] [--masquerade] [--driver=PATH]\n"
+		   "                  [--lib=PATH] [--] PROGRAM [ARGS...]\n");
 }
 
 int cmd_run(int argc, char **argv)
@@ -135,6 +138,7 @@ int cmd_run(int argc, char **argv)
 		{ "log", required_argument, NULL, 'l' },
 		{ "log-file", required_argument, NULL, 'f' },
 		{ "summary", optional_argument, NULL, 's' },
+		{ "timeline", required_argument, NULL, 't' },
 		{ "driver-version", required_argument, NULL, 'd' },
 		{ "hide", required_argument, NULL, 'H' },
 		{ "masquerade", no_argument, NULL, 'm' },
@@ -158,11 +162,12 @@ int cmd_run(int argc, char **argv)
 			setenv("CUSHIM_LOG", optarg, 1);
 			break;
 		case 'f':
+		case 't':
 			if (!*optarg) {
-				cli_error("--log-file needs a path (%%p becomes the pid)");
+				cli_error("--%s needs a path (%%p becomes the pid)", c == 'f' ? "log-file" : "timeline");
 				return RUN_USAGE;
 			}
-			setenv("CUSHIM_LOG_FILE", optarg, 1);
+			setenv(c == 'f' ? "CUSHIM_LOG_FILE" : "CUSHIM_TIMELINE", optarg, 1);
 			break;
 		case 's':
 			if (optarg && strcmp(optarg, "0") != 0 && strcmp(optarg, "1") != 0 &&
@@ -242,7 +247,11 @@ int cmd_run(int argc, char **argv)
 		setenv("LD_PRELOAD", v, 1);
 		free(v);
 	}
-	if (masquerade && setup_masquerade(lib.path, driver) != 0)
+	/* No libcuda.so.1 at all: without one the loader refuses a program linked
+	 * to it, so cushim stands in for it (every call: CUDA_ERROR_NO_DEVICE). */
+	char found[PATH_MAX];
+	int no_driver = !masquerade && cli_ld_search("libcuda.so.1", NULL, NULL, cli_is_cushim, found, sizeof found) != 0;
+	if ((masquerade || no_driver) && setup_masquerade(lib.path, driver, no_driver) != 0)
 		return RUN_USAGE;
 
 	struct sigaction sa = { 0 };

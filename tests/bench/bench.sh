@@ -23,6 +23,8 @@ suite() {
 	calls "summary (CUSHIM_SUMMARY=FILE.json)" 5000000 CUSHIM_SUMMARY="$tmp/summary.json" "$@"
 	calls "trace to a file (CUSHIM_LOG=trace)" 100000 CUSHIM_LOG=trace CUSHIM_LOG_FILE="$tmp/trace.log" "$@"
 	rm -f "$tmp/trace.log"
+	calls "timeline (CUSHIM_TIMELINE=FILE.json)" 100000 CUSHIM_TIMELINE="$tmp/timeline.json" "$@"
+	rm -f "$tmp/timeline.json"
 }
 
 echo "== cushim on the fake 13.0 driver (tests/fake; no GPU): added ns per call${run:+ (under $run: functional only)}"

@@ -1,0 +1,78 @@
+#!/bin/sh
+# CUSHIM_TIMELINE on the fake 11.4 driver: tl-app's events, checked one by one
+# with Python's json module (check-timeline.py); its forked child's own file;
+# the text trace beside it; no file for a child that only execs; a file cut short by SIGKILL, which `cushim
+# timeline` calls cut and --repair makes valid; the file's mode and a symlink
+# in its place.
+. "$top_srcdir/tests/cli/defs.sh"
+fake=$top_builddir/tests/fake
+app=$top_builddir/tests/timeline/tl-app
+PYTHON=${PYTHON:-python3}
+check="$PYTHON $top_srcdir/tests/timeline/check-timeline.py"
+for d in drv-11.4 no-rt; do
+	[ -d "$fake/$d" ] || { echo "no $fake/$d: the fake drivers are not built" >&2; exit 77; }
+done
+[ -x "$app" ] || { echo "no $app" >&2; exit 99; }
+unset LD_PRELOAD CUSHIM_LOG CUSHIM_LOG_FILE CUSHIM_SUMMARY CUSHIM_DRIVER_VERSION CUSHIM_DRIVER CUSHIM_CUDART \
+	CUSHIM_TIMELINE
+export LD_LIBRARY_PATH=$fake/drv-11.4:$fake/no-rt CUSHIM_HIDE='cuMemGetInfo*' CUSHIM_ADAPT=0
+
+# 1. The known program through cushim run, with the text trace beside it.
+run_cmd known "$CUSHIM" run --timeline="$T/tl.%p.json" --log=trace --log-file="$T/trace.log" -- "$app"
+expect_rc known 0
+child=$(sed -n 's/^child //p' "$T/known.out")
+[ -n "$child" ] || fail "tl-app printed no child pid: $(cat "$T/known.out")"
+parent=$(ls "$T"/tl.*.json | grep -v "tl\.$child\.json" | head -1)
+[ "$(ls "$T"/tl.*.json | wc -l)" -eq 2 ] || fail "timeline files: $(ls "$T")"
+[ -f "$T/tl.$child.json" ] || fail "the forked child $child wrote no timeline of its own"
+execd=$(sed -n 's/^exec child //p' "$T/known.out")
+[ -n "$execd" ] && [ ! -e "$T/tl.$execd.json" ] || fail "a child that only exec'd left a timeline ($execd)"
+$check known "$parent" "$T/tl.$child.json" "$child" "$T/trace.log" || fail "the known program's timeline"
+for f in "$parent" "$T/tl.$child.json"; do
+	[ "$(stat -c %a "$f")" = 600 ] || fail "$f has mode $(stat -c %a "$f"), wanted 600"
+	run_cmd complete "$CUSHIM" timeline "$f"
+	expect_rc complete 0
+	grep -q "complete" "$T/complete.out" || fail "cushim timeline on a whole file: $(cat "$T/complete.out")"
+done
+
+# 2. Without %p the forked child still writes its own file: NAME.PID.json.
+rm -f "$T"/tl.*.json
+CUSHIM_TIMELINE=$T/plain.json LD_PRELOAD=$SHIMLIB run_cmd plain "$app"
+expect_rc plain 0
+child=$(sed -n 's/^child //p' "$T/plain.out")
+[ -s "$T/plain.json" ] && [ -s "$T/plain.$child.json" ] || fail "without %p: files $(ls "$T")"
+$check known "$T/plain.json" "$T/plain.$child.json" "$child" || fail "the timeline named without %p"
+
+# 3. Killed: what the exited threads wrote is there; the file is not JSON
+#    until `cushim timeline --repair`.
+CUSHIM_TIMELINE=$T/killed.json LD_PRELOAD=$SHIMLIB run_cmd killed "$app" kill
+[ "$rc" -eq 137 ] || fail "tl-app kill: exit status $rc, wanted 137"
+$PYTHON -c 'import json, sys; json.load(open(sys.argv[1]))' "$T/killed.json" 2>/dev/null &&
+	fail "the timeline of a killed process is already valid JSON: the test proves nothing"
+run_cmd cut "$CUSHIM" timeline "$T/killed.json"
+expect_rc cut 1
+grep -q "cut short" "$T/cut.out" || fail "cushim timeline on a cut file: $(cat "$T/cut.out" "$T/cut.err")"
+run_cmd repair "$CUSHIM" timeline --repair "$T/killed.json"
+expect_rc repair 0
+$check killed "$T/killed.json" || fail "the repaired timeline"
+#    cut inside an event, too: the half event goes, the rest stays valid.
+size=$(stat -c %s "$T/killed.json")
+head -c $((size / 2)) "$T/killed.json" >"$T/half.json"
+run_cmd half "$CUSHIM" timeline --repair "$T/half.json"
+expect_rc half 0
+$PYTHON -c 'import json, sys; e = json.load(open(sys.argv[1])); assert len(e) > 1000, len(e)' "$T/half.json" ||
+	fail "a timeline cut in the middle of an event is not valid after --repair"
+#    not a timeline: one clear message, nothing changed.
+echo 'cushim: not json' >"$T/other.json"
+run_cmd other "$CUSHIM" timeline --repair "$T/other.json"
+expect_rc other 2
+grep -q "not a timeline" "$T/other.err" || fail "cushim timeline on a text file: $(cat "$T/other.err")"
+[ "$(cat "$T/other.json")" = 'cushim: not json' ] || fail "--repair changed a file that is not a timeline"
+
+# 4. A symlink where the file would go is not followed; the program runs on.
+ln -s "$T/target" "$T/link.json"
+CUSHIM_TIMELINE=$T/link.json LD_PRELOAD=$SHIMLIB run_cmd link "$app"
+expect_rc link 0
+[ -e "$T/target" ] && fail "the timeline followed a symlink"
+grep -q "cannot open CUSHIM_TIMELINE file" "$T/link.err" || fail "no warning for the symlink: $(cat "$T/link.err")"
+finish
