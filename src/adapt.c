@@ -591,23 +591,9 @@ void *cushim_adapter_for(unsigned i)
 	return NULL;
 }
 
-static int adapt_enabled(void)
-{
-	static int warned;
-	const char *v = secure_getenv("CUSHIM_ADAPT");
-
-	if (!v || strcmp(v, "1") == 0)
-		return 1;
-	if (strcmp(v, "0") == 0)
-		return 0;
-	if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
-		cushim_log(CUSHIM_LOG_WARN, "CUSHIM_ADAPT=%s is not 0 or 1; using 1", v);
-	return 1;
-}
-
 void cushim_adapt_install(int enabled)
 {
-	if (!enabled || !adapt_enabled())
+	if (!enabled || !cushim_conf.adapt)
 		return;
 	for (int k = 0; k < cushim_nadapters; k++) {
 		const struct cushim_adapter *a = &cushim_adapters[k];

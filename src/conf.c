@@ -1,7 +1,9 @@
-/* Every CUSHIM_* variable, read once with secure_getenv during the bootstrap.
- * A bad value gets one warning naming the variable and what it accepts, and the
- * default is used: the host program never stops because of cushim's settings. */
+/* Every CUSHIM_* variable (the table of settings.c), read once with
+ * secure_getenv during the bootstrap.  A bad value gets one warning naming
+ * the variable, what it accepts and what applies instead: the host program
+ * never stops because of cushim's settings. */
 #include "cushim-internal.h"
+#include "settings.h"
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -9,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct cushim_conf cushim_conf = { .level = CUSHIM_LOG_WARN };
+struct cushim_conf cushim_conf = { .level = CUSHIM_LOG_WARN, .adapt = 1 };
 
 static const char *const level_names[] = { "off", "warn", "info", "errors", "trace" };
 
@@ -100,49 +102,39 @@ const char *cushim_format_version(int version, char buf[16])
 	return buf;
 }
 
+/* The value of a setting, or NULL when it is unset, empty where that means
+ * unset, or bad (then said once, with what it accepts and what applies). */
+static const char *setting(const char *name)
+{
+	const struct cushim_setting *s = cushim_setting_named(name, -1);
+	const char *v = secure_getenv(name);
+	char why[256];
+
+	if (!v || !s || !cushim_setting_verdict(s, v, why, sizeof why))
+		return v;
+	if (!(s->empty_unset && !*v))
+		cushim_log(CUSHIM_LOG_WARN, "%s=\"%s\" is %s", name, v, why);
+	return NULL;
+}
+
 void cushim_conf_load(void)
 {
 	const char *v;
 	static char *hide_storage;
 
-	if ((v = secure_getenv("CUSHIM_LOG")) && cushim_parse_level(v, &cushim_conf.level) != 0) {
-		cushim_conf.level = CUSHIM_LOG_WARN;
-		cushim_log(CUSHIM_LOG_WARN, "CUSHIM_LOG=\"%s\" is not a level; use off, warn, info, errors "
-			   "or trace (using warn)", v);
-	}
-	if ((v = secure_getenv("CUSHIM_LOG_FILE")) && *v)
-		cushim_conf.log_file = v;
+	if ((v = setting("CUSHIM_LOG")))
+		cushim_parse_level(v, &cushim_conf.level);
+	cushim_conf.log_file = setting("CUSHIM_LOG_FILE");
 	cushim_log_open();
-	if ((v = secure_getenv("CUSHIM_CUDART")) && *v)
-		cushim_conf.cudart = v;
-	if ((v = secure_getenv("CUSHIM_DRIVER_VERSION")) &&
-	    cushim_parse_version(v, &cushim_conf.driver_version) != 0) {
-		cushim_conf.driver_version = 0;
-		cushim_log(CUSHIM_LOG_WARN, "CUSHIM_DRIVER_VERSION=\"%s\" is not a CUDA version; use X.Y "
-			   "(12.0) or the CUDA_VERSION form (12000) (not emulating)", v);
-	}
-	if ((v = secure_getenv("CUSHIM_SUMMARY")) && *v) {
-		if (strcmp(v, "1") == 0) {
-			cushim_conf.summary = 1;
-		} else if (strcmp(v, "0") == 0) {
-			cushim_conf.summary = 0;
-		} else if (strlen(v) > 5 && strcmp(v + strlen(v) - 5, ".json") == 0) {
-			cushim_conf.summary = 2;
-			cushim_conf.summary_file = v;
-		} else {
-			cushim_log(CUSHIM_LOG_WARN, "CUSHIM_SUMMARY=\"%s\" is not 0, 1 or a FILE.json (no summary)", v);
-		}
-	}
-	if ((v = secure_getenv("CUSHIM_DRIVER")) && *v)
-		cushim_conf.driver = v;
-	if ((v = secure_getenv("CUSHIM_TIMELINE")) && *v)
-		cushim_conf.timeline = v;
-	if ((v = secure_getenv("CUSHIM_HIDE"))) {
-		int n = cushim_parse_patterns(v, cushim_conf.patterns, CUSHIM_MAX_PATTERNS, &hide_storage);
-		if (n < 0)
-			cushim_log(CUSHIM_LOG_WARN, "CUSHIM_HIDE=\"%s\" is not a list of patterns; use shell "
-				   "globs separated by commas, at most %d (hiding nothing)", v, CUSHIM_MAX_PATTERNS);
-		else
-			cushim_conf.npatterns = n;
-	}
+	cushim_conf.cudart = setting("CUSHIM_CUDART");
+	cushim_conf.driver = setting("CUSHIM_DRIVER");
+	cushim_conf.timeline = setting("CUSHIM_TIMELINE");
+	if ((v = setting("CUSHIM_DRIVER_VERSION")))
+		cushim_parse_version(v, &cushim_conf.driver_version);
+	if ((v = setting("CUSHIM_SUMMARY")) && (cushim_conf.summary = cushim_parse_summary(v)) == 2)
+		cushim_conf.summary_file = v;
+	if ((v = setting("CUSHIM_ADAPT")))
+		cushim_conf.adapt = cushim_parse_flag(v);
+	if ((v = setting("CUSHIM_HIDE")))
+		cushim_conf.npatterns = cushim_parse_patterns(v, cushim_conf.patterns, CUSHIM_MAX_PATTERNS, &hide_storage);
 }

@@ -83,6 +83,7 @@ struct cushim_conf {
 	int summary;               /* CUSHIM_SUMMARY: 0, 1 (table) or 2 (JSON file) */
 	const char *summary_file;
 	const char *driver;        /* CUSHIM_DRIVER: the real driver, for masquerade */
+	int adapt;                 /* CUSHIM_ADAPT: 1 (default) or 0 */
 	const char *timeline;      /* CUSHIM_TIMELINE: the trace-event JSON file */
 };
 extern struct cushim_conf cushim_conf CUSHIM_HIDDEN;

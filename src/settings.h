@@ -13,6 +13,7 @@ struct cushim_setting {
 	const char *bad;      /* what a bad value gets: "warn is used" */
 	const char *doc;      /* one line */
 	int (*check)(const char *value); /* 0 when the value is good */
+	int empty_unset;      /* an empty value counts as unset (paths) */
 };
 extern const struct cushim_setting cushim_settings[] __attribute__((visibility("hidden")));
 extern const int cushim_nsettings __attribute__((visibility("hidden")));
@@ -23,7 +24,8 @@ extern const int cushim_nsettings __attribute__((visibility("hidden")));
 const struct cushim_setting *cushim_setting_named(const char *name, int len) __attribute__((visibility("hidden")));
 int cushim_harness_variable(const char *name, int len) __attribute__((visibility("hidden")));
 
-/* NULL when value is good for s, else "not X: Y is used" in buf. */
+/* NULL when value is good for s, else "not X: Y is used" in buf (an empty
+ * value of a path: "empty: ignored"). */
 const char *cushim_setting_verdict(const struct cushim_setting *s, const char *value, char *buf, int size)
 	__attribute__((visibility("hidden")));
 

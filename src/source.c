@@ -218,9 +218,6 @@ static int use_runtime(void *h, const char *what, struct cushim_source *src)
 	return 0;
 }
 
-const char *const cushim_runtime_sonames[CUSHIM_NRUNTIMES] = { "libcudart.so.13", "libcudart.so.12",
-							       "libcudart.so.11.0" };
-
 static int try_runtime(const char *file, int mode, const char *what, struct cushim_source *src)
 {
 	void *h = dlopen(file, mode);

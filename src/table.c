@@ -32,3 +32,8 @@ int cushim_lookup_index(const char *name)
 	}
 	return -1;
 }
+
+/* The CUDA runtimes the bootstrap looks for by soname, newest first (and
+ * cushim doctor, which says where the loader finds each). */
+const char *const cushim_runtime_sonames[CUSHIM_NRUNTIMES] = { "libcudart.so.13", "libcudart.so.12",
+							       "libcudart.so.11.0" };

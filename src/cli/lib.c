@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <sys/wait.h>
 #include "cushim-internal.h"
+#include "settings.h"
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,7 +247,7 @@ static const struct cli_adapter adapters[] = {
 const struct cli_adapter *cli_adapter_for(int idx, int driver)
 {
 	const char *off = getenv("CUSHIM_ADAPT");
-	if (idx < 0 || (off && strcmp(off, "0") == 0))
+	if (idx < 0 || (off && cushim_parse_flag(off) == 0))
 		return NULL;
 	for (const struct cli_adapter *a = adapters; a->name; a++) {
 		int j = cushim_lookup_index(a->older);

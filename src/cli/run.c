@@ -3,6 +3,7 @@
 #include "config.h"
 #include "cli.h"
 #include "cushim-internal.h"
+#include "settings.h"
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -131,6 +132,30 @@ static void usage_run(FILE *f)
 		   "                  [--driver-version=X.Y] [--hide=PATTERNS] [--masquerade] [--driver=PATH]\n"
 		   "                  [--lib=PATH] [--] PROGRAM [ARGS...]\n");
 }
+/* --option=VALUE sets its CUSHIM_* variable, checked as the library will
+ * read it (the settings table): a bad value stops here, named. */
+static int set_setting(int opt, const char *value)
+{
+	static const struct { int opt; const char *option, *var; } map[] = {
+		{ 'l', "log", "CUSHIM_LOG" }, { 'f', "log-file", "CUSHIM_LOG_FILE" },
+		{ 't', "timeline", "CUSHIM_TIMELINE" }, { 's', "summary", "CUSHIM_SUMMARY" },
+		{ 'd', "driver-version", "CUSHIM_DRIVER_VERSION" }, { 'H', "hide", "CUSHIM_HIDE" },
+	};
+	for (size_t i = 0; i < sizeof map / sizeof *map; i++) {
+		const struct cushim_setting *s = cushim_setting_named(map[i].var, -1);
+		if (map[i].opt != opt)
+			continue;
+		if (!value) /* --summary alone */
+			value = "1";
+		if (s->check(value) != 0) {
+			cli_error("--%s=%s: not %s", map[i].option, value, s->accepted);
+			return -1;
+		}
+		return setenv(map[i].var, value, 1);
+	}
+	return -1;
+}
+
 
 int cmd_run(int argc, char **argv)
 {
@@ -148,55 +173,21 @@ int cmd_run(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *libopt = NULL, *driver = NULL;
-	int masquerade = 0, c, level, version;
+	int masquerade = 0, c;
 	char driver_real[PATH_MAX];
 
 	/* "+": the program's own options are not ours. */
 	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
-			if (cushim_parse_level(optarg, &level) != 0) {
-				cli_error("--log=%s is not a level; use off, warn, info, errors or trace", optarg);
-				return RUN_USAGE;
-			}
-			setenv("CUSHIM_LOG", optarg, 1);
-			break;
 		case 'f':
 		case 't':
-			if (!*optarg) {
-				cli_error("--%s needs a path (%%p becomes the pid)", c == 'f' ? "log-file" : "timeline");
-				return RUN_USAGE;
-			}
-			setenv(c == 'f' ? "CUSHIM_LOG_FILE" : "CUSHIM_TIMELINE", optarg, 1);
-			break;
 		case 's':
-			if (optarg && strcmp(optarg, "0") != 0 && strcmp(optarg, "1") != 0 &&
-			    (strlen(optarg) <= 5 || strcmp(optarg + strlen(optarg) - 5, ".json") != 0)) {
-				cli_error("--summary=%s: use --summary for a table on the log, or "
-					  "--summary=FILE.json for JSON in FILE.json", optarg);
-				return RUN_USAGE;
-			}
-			setenv("CUSHIM_SUMMARY", optarg ? optarg : "1", 1);
-			break;
 		case 'd':
-			if (cushim_parse_version(optarg, &version) != 0) {
-				cli_error("--driver-version=%s is not a CUDA version; use X.Y (12.0) or the "
-					  "CUDA_VERSION form (12000)", optarg);
+		case 'H':
+			if (set_setting(c, optarg) != 0)
 				return RUN_USAGE;
-			}
-			setenv("CUSHIM_DRIVER_VERSION", optarg, 1);
 			break;
-		case 'H': {
-			char *pat[CUSHIM_MAX_PATTERNS], *storage = NULL;
-			if (cushim_parse_patterns(optarg, pat, CUSHIM_MAX_PATTERNS, &storage) < 0) {
-				cli_error("--hide=%s is not a list of patterns; use shell globs separated by "
-					  "commas (cuMulticast*,cuMemCreate), at most %d", optarg, CUSHIM_MAX_PATTERNS);
-				return RUN_USAGE;
-			}
-			free(storage);
-			setenv("CUSHIM_HIDE", optarg, 1);
-			break;
-		}
 		case 'm':
 			masquerade = 1;
 			break;

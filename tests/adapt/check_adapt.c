@@ -352,7 +352,7 @@ static void setup(void)
 {
 	cushim_conf.level = CUSHIM_LOG_OFF;
 	cushim_conf.npatterns = 0;
-	unsetenv("CUSHIM_ADAPT");
+	cushim_conf.adapt = 1;
 	driver(11040);
 	cushim_adapt_install(1);
 	reset();
@@ -490,10 +490,10 @@ START_TEST(install_off)
 	driver(11040);
 	cushim_adapt_install(0);
 	ck_assert_ptr_null(cushim_impl[CUSHIM_IDX_cuCtxCreate_v4]);
-	setenv("CUSHIM_ADAPT", "0", 1);
+	cushim_conf.adapt = 0; /* CUSHIM_ADAPT=0 */
 	cushim_adapt_install(1);
 	ck_assert_ptr_null(cushim_impl[CUSHIM_IDX_cuCtxCreate_v4]);
-	setenv("CUSHIM_ADAPT", "1", 1);
+	cushim_conf.adapt = 1;
 	cushim_adapt_install(1);
 	ck_assert_ptr_nonnull(cushim_impl[CUSHIM_IDX_cuCtxCreate_v4]);
 }
@@ -523,7 +523,8 @@ static void install_bad(void)
 {
 	driver(11040);
 	setenv("CUSHIM_ADAPT", "yes", 1);
-	cushim_adapt_install(1);
+	cushim_conf_load();
+	unsetenv("CUSHIM_ADAPT");
 	cushim_adapt_install(1);
 }
 
@@ -531,7 +532,7 @@ START_TEST(install_bad_value)
 {
 	cushim_conf.level = CUSHIM_LOG_WARN;
 	const char *out = captured(install_bad);
-	ck_assert_ptr_nonnull(strstr(out, "cushim: CUSHIM_ADAPT=yes is not 0 or 1; using 1\n"));
+	ck_assert_ptr_nonnull(strstr(out, "cushim: CUSHIM_ADAPT=\"yes\" is not 0 or 1: 1 is used\n"));
 	ck_assert_ptr_null(strstr(strstr(out, "CUSHIM_ADAPT") + 1, "CUSHIM_ADAPT")); /* once */
 	ck_assert_ptr_nonnull(cushim_impl[CUSHIM_IDX_cuCtxCreate_v4]);
 }

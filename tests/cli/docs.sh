@@ -15,12 +15,19 @@ done
 for opt in $(grep -o -- '--[a-z][a-z-]*' "$T/help.out" | sort -u); do
 	grep -q -- "$opt" "$T/man.txt" || fail "the man page does not document $opt"
 done
-# Every variable the library reads, with its accepted values described.
-vars=$(cat "$top_srcdir"/src/*.c | grep -o 'secure_getenv("CUSHIM_[A-Z_]*")' | grep -o 'CUSHIM_[A-Z_]*' | sort -u)
+# Every variable the sources read is a row of the settings table (cushim
+# doctor lists every row), and every row has an entry in the man page.
+vars=$(cat "$top_srcdir"/src/*.c "$top_srcdir"/src/cli/*.c | grep -o '\(getenv\|setting\)("CUSHIM_[A-Z_]*")' |
+	grep -o 'CUSHIM_[A-Z_]*' | sort -u)
 [ -n "$vars" ] || { echo "found no CUSHIM_* variables in src/" >&2; exit 99; }
+env -u CUSHIM_LOG "$CUSHIM" doctor >"$T/doctor.out" 2>&1
+rows=$(sed -n 's/^\(settings: \)\{0,1\} *\(CUSHIM_[A-Z_]*\)[ =].*/\2/p' "$T/doctor.out" | sort -u)
+[ -n "$rows" ] || fail "cushim doctor lists no settings: $(cat "$T/doctor.out")"
 for v in $vars; do
-	grep -q "^\.TP" "$man" && grep -A1 "^\.TP" "$man" | sed 's/\\-/-/g; s/\\f[BIRP]//g' | grep -q "$v" ||
-		fail "the man page has no entry for $v"
+	echo "$rows" | grep -qx "$v" || fail "$v is read in src/ but is not in the settings table (src/settings.c)"
+done
+for v in $rows; do
+	grep -A1 "^\.TP" "$man" | sed 's/\\-/-/g; s/\\f[BIRP]//g' | grep -q "$v" || fail "the man page has no entry for $v"
 done
 if command -v groff >/dev/null 2>&1; then
 	groff -man -ww -z "$man" 2>"$T/groff.err"

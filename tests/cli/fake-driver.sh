@@ -80,7 +80,7 @@ grep -q "seen as CUDA 12.0" "$T/docemul.out" || fail "doctor does not show the e
 grep -q "CUSHIM_HIDE=cuMulticast\*" "$T/docemul.out" || fail "doctor does not show CUSHIM_HIDE"
 CUSHIM_LOG=loud CUSHIM_LOGG=1 run_cmd docbad "$CUSHIM" doctor
 expect_rc docbad 1
-grep -q "CUSHIM_LOG=loud: not a level" "$T/docbad.out" || fail "doctor does not flag CUSHIM_LOG=loud"
+grep -q "CUSHIM_LOG=loud: not off, warn, info, errors or trace: warn is used" "$T/docbad.out" || fail "doctor does not flag CUSHIM_LOG=loud"
 grep -q "CUSHIM_LOGG is not a cushim variable" "$T/docbad.out" || fail "doctor does not flag CUSHIM_LOGG"
 # No driver at all (unless this machine has a real one in its loader cache).
 if ! /sbin/ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then

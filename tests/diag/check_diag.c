@@ -490,6 +490,7 @@ static const struct {
 	{ "CUSHIM_HIDE=", "CUSHIM_HIDE" },
 	{ "CUSHIM_HIDE=cuA,,cuB", "CUSHIM_HIDE" },
 	{ "CUSHIM_SUMMARY=yes", "CUSHIM_SUMMARY" },
+	{ "CUSHIM_ADAPT=yes", "CUSHIM_ADAPT" },
 };
 
 START_TEST(check_each_bad_value_warns_once_and_the_program_runs)

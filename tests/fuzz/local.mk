@@ -9,7 +9,7 @@ FUZZ_TARGETS = tests/fuzz/fuzz-level tests/fuzz/fuzz-version tests/fuzz/fuzz-pat
 	tests/fuzz/fuzz-elf
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DHAVE_CONFIG_H \
 	-I$(top_builddir) $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
-FUZZ_CONF_SRC = $(top_srcdir)/tests/fuzz/fuzz-conf.c $(top_srcdir)/src/conf.c $(top_srcdir)/src/log.c
+FUZZ_CONF_SRC = $(top_srcdir)/tests/fuzz/fuzz-conf.c $(top_srcdir)/src/conf.c $(top_srcdir)/src/settings.c $(top_srcdir)/src/log.c
 FUZZ_CLI_SRC = $(top_srcdir)/tests/fuzz/fuzz-elf.c $(top_srcdir)/src/cli/check.c $(top_srcdir)/src/cli/check-read.c \
 	$(top_srcdir)/src/cli/check-judge.c $(top_srcdir)/src/cli/check-report.c $(top_srcdir)/src/cli/check-json.c \
 	$(top_srcdir)/src/cli/cudart.c $(top_srcdir)/src/cli/calls.c $(top_srcdir)/src/cli/fatbin.c \
@@ -18,7 +18,7 @@ FUZZ_CLI_SRC = $(top_srcdir)/tests/fuzz/fuzz-elf.c $(top_srcdir)/src/cli/check.c
 	$(top_srcdir)/src/cli/doctor.c $(top_srcdir)/src/cli/symbols.c $(top_srcdir)/src/cli/lib.c \
 	$(top_srcdir)/src/cli/ldsearch.c $(top_srcdir)/src/cli/machine.c $(top_srcdir)/src/cli/json.c $(top_srcdir)/src/cli/main.c \
 	$(top_srcdir)/src/cli/timeline.c \
-	$(top_srcdir)/src/table.c $(top_srcdir)/src/conf.c $(top_srcdir)/src/log.c $(top_srcdir)/src/enums.c
+	$(top_srcdir)/src/table.c $(top_srcdir)/src/conf.c $(top_srcdir)/src/settings.c $(top_srcdir)/src/log.c $(top_srcdir)/src/enums.c
 FUZZ_FUZZ = $(MKDIR_P) tests/fuzz && $(FUZZ_CC) $(FUZZ_FLAGS) -o $@
 tests/fuzz/fuzz-level: $(FUZZ_CONF_SRC) $(GENERATED)
 	$(AM_V_CCLD)$(FUZZ_FUZZ) -DFUZZ_LEVEL $(FUZZ_CONF_SRC)
