@@ -3,7 +3,7 @@
 # PyTorch and Triton, from a build folder made on a development machine and
 # carried over (the GPU machine has no libtool or Check).  Usage: cd BUILD && sh ../tools/gpu-check.sh [OUTDIR]
 out=${1:-/tmp}
-export top_builddir=$PWD top_srcdir=$(cd .. && pwd) NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+export top_builddir=$PWD top_srcdir=$(cd .. && pwd) NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export CUSHIM_TEST_REQUIRE_GPU=1
 SHIM=$PWD/.libs/libcushim.so
 echo "== machine"; nvidia-smi -L; nvidia-smi --query-gpu=driver_version --format=csv,noheader
