@@ -46,11 +46,11 @@ PY
 opts="--log=info --log-file=$T/NAME.%p.log --summary=$T/NAME.%p.summary.json --timeline=$T/NAME.%p.timeline.json"
 
 # 1. cushim run around mpirun: the ranks inherit the shim and the settings.
-run_cmd outer "$CUSHIM" run $(echo "$opts" | sed 's/NAME/outer/g') -- $mpi "$app"
+run_cmd outer "$CUSHIM" run $(echo "$opts" | sed 's/NAME/outer/g') -- $mpi $EXE_WRAPPER "$app"
 expect_rc outer 0
 check_ranks outer
 # 2. mpirun around cushim run: each rank starts its own.
-run_cmd inner $mpi "$CUSHIM" run $(echo "$opts" | sed 's/NAME/inner/g') -- "$app"
+run_cmd inner $mpi "$CUSHIM" run $(echo "$opts" | sed 's/NAME/inner/g') -- $EXE_WRAPPER "$app"
 expect_rc inner 0
 check_ranks inner
 finish

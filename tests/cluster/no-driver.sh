@@ -12,13 +12,13 @@ unset LD_PRELOAD CUSHIM_LOG CUSHIM_LOG_FILE CUSHIM_SUMMARY CUSHIM_TIMELINE CUSHI
 	CUSHIM_DRIVER CUSHIM_CUDART OMPI_COMM_WORLD_RANK PMI_RANK SLURM_PROCID
 # no-rt alone: no runtime can load, and no libcuda.so.1 is on the path.
 export LD_LIBRARY_PATH=$fake/no-rt
-run_cmd alone "$app"
+run_cmd alone $EXE_WRAPPER "$app"
 if [ "$rc" -ne 127 ] || ! grep -q "libcuda.so.1: cannot open shared object file" "$T/alone.err"; then
 	echo "a libcuda.so.1 is installed here (rank-app loads without cushim): this test needs a machine without one" >&2
 	exit 77
 fi
 
-run_cmd rescued "$CUSHIM" run -- "$app"
+run_cmd rescued "$CUSHIM" run -- $EXE_WRAPPER "$app"
 expect_rc rescued 3
 grep -qx "rank 0: no GPU: cuInit returned 100, cuDeviceGetCount 100" "$T/rescued.out" ||
 	fail "the program did not report no GPU itself: $(cat "$T/rescued.out" "$T/rescued.err")"

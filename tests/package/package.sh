@@ -12,6 +12,7 @@ for tool in dpkg-buildpackage dpkg-checkbuilddeps dpkg-architecture dh dpkg-deb;
 		{ echo "no $tool here: the package test needs dpkg-dev and debhelper (tools/setup-debian.sh)" >&2; exit 77; }
 done
 [ -n "${DEB_RULES_REQUIRES_ROOT:-}" ] && { echo "inside a package build: not building a package again" >&2; exit 77; }
+[ -n "${EXE_WRAPPER:-}" ] && { echo "a cross build: the package would be for this machine, not the build's" >&2; exit 77; }
 [ -d "$fake/drv-11.4" ] || { echo "no $fake/drv-11.4: the fake drivers are not built" >&2; exit 77; }
 version=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$top_builddir/config.h")
 src=$T/cushim-$version

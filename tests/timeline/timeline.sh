@@ -18,7 +18,7 @@ unset LD_PRELOAD CUSHIM_LOG CUSHIM_LOG_FILE CUSHIM_SUMMARY CUSHIM_DRIVER_VERSION
 export LD_LIBRARY_PATH=$fake/drv-11.4:$fake/no-rt CUSHIM_HIDE='cuMemGetInfo*' CUSHIM_ADAPT=0
 
 # 1. The known program through cushim run, with the text trace beside it.
-run_cmd known "$CUSHIM" run --timeline="$T/tl.%p.json" --log=trace --log-file="$T/trace.log" -- "$app"
+run_cmd known "$CUSHIM" run --timeline="$T/tl.%p.json" --log=trace --log-file="$T/trace.log" -- $EXE_WRAPPER "$app"
 expect_rc known 0
 child=$(sed -n 's/^child //p' "$T/known.out")
 [ -n "$child" ] || fail "tl-app printed no child pid: $(cat "$T/known.out")"
@@ -37,7 +37,7 @@ done
 
 # 2. Without %p the forked child still writes its own file: NAME.PID.json.
 rm -f "$T"/tl.*.json
-CUSHIM_TIMELINE=$T/plain.json LD_PRELOAD=$SHIMLIB run_cmd plain "$app"
+CUSHIM_TIMELINE=$T/plain.json LD_PRELOAD=$SHIMLIB run_cmd plain $EXE_WRAPPER "$app"
 expect_rc plain 0
 child=$(sed -n 's/^child //p' "$T/plain.out")
 [ -s "$T/plain.json" ] && [ -s "$T/plain.$child.json" ] || fail "without %p: files $(ls "$T")"
@@ -45,7 +45,7 @@ $check known "$T/plain.json" "$T/plain.$child.json" "$child" || fail "the timeli
 
 # 3. Killed: what the exited threads wrote is there; the file is not JSON
 #    until `cushim timeline --repair`.
-CUSHIM_TIMELINE=$T/killed.json LD_PRELOAD=$SHIMLIB run_cmd killed "$app" kill
+CUSHIM_TIMELINE=$T/killed.json LD_PRELOAD=$SHIMLIB run_cmd killed $EXE_WRAPPER "$app" kill
 [ "$rc" -eq 137 ] || fail "tl-app kill: exit status $rc, wanted 137"
 $PYTHON -c 'import json, sys; json.load(open(sys.argv[1]))' "$T/killed.json" 2>/dev/null &&
 	fail "the timeline of a killed process is already valid JSON: the test proves nothing"
@@ -71,7 +71,7 @@ grep -q "not a timeline" "$T/other.err" || fail "cushim timeline on a text file:
 
 # 4. A symlink where the file would go is not followed; the program runs on.
 ln -s "$T/target" "$T/link.json"
-CUSHIM_TIMELINE=$T/link.json LD_PRELOAD=$SHIMLIB run_cmd link "$app"
+CUSHIM_TIMELINE=$T/link.json LD_PRELOAD=$SHIMLIB run_cmd link $EXE_WRAPPER "$app"
 expect_rc link 0
 [ -e "$T/target" ] && fail "the timeline followed a symlink"
 grep -q "cannot open CUSHIM_TIMELINE file" "$T/link.err" || fail "no warning for the symlink: $(cat "$T/link.err")"
