@@ -157,7 +157,13 @@ static int set_setting(int opt, const char *value)
 }
 
 
-int cmd_run(int argc, char **argv)
+struct run_args {
+	const char *libopt, *driver;
+	int masquerade;
+};
+
+/* The options: 0 to go on, else the exit status. */
+static int parse_run(int argc, char **argv, struct run_args *a)
 {
 	static const struct option longopts[] = {
 		{ "log", required_argument, NULL, 'l' },
@@ -172,130 +178,133 @@ int cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *libopt = NULL, *driver = NULL;
-	int masquerade = 0, c;
-	char driver_real[PATH_MAX];
+	int c;
 
 	/* "+": the program's own options are not ours. */
 	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'l':
-		case 'f':
-		case 't':
-		case 's':
-		case 'd':
-		case 'H':
+		if (c == 'm')
+			a->masquerade = 1;
+		else if (c == 'D')
+			a->driver = optarg;
+		else if (c == 'L')
+			a->libopt = optarg;
+		else if (c == 'h')
+			return usage_run(stdout), -1;
+		else if (c != '?' && c != ':' && strchr("lftsdH", c))
 			if (set_setting(c, optarg) != 0)
 				return RUN_USAGE;
-			break;
-		case 'm':
-			masquerade = 1;
-			break;
-		case 'D':
-			driver = optarg;
-			break;
-		case 'L':
-			libopt = optarg;
-			break;
-		case 'h':
-			usage_run(stdout);
-			return 0;
-		default:
-			usage_run(stderr);
-			return RUN_USAGE;
-		}
+		if (c == '?' || c == ':')
+			return usage_run(stderr), RUN_USAGE;
 	}
 	if (optind >= argc) {
 		cli_error("run needs a PROGRAM: cushim run [OPTIONS] -- PROGRAM [ARGS...]");
 		return RUN_USAGE;
 	}
+	return 0;
+}
 
-	struct cli_lib lib;
-	if (cli_find_lib(libopt, &lib) != 0)
-		return RUN_USAGE;
+/* LD_PRELOAD, CUSHIM_DRIVER and masquerade for the program: 0 or -1. */
+static int prepare_environment(const struct cli_lib *lib, const struct run_args *a)
+{
+	static char driver_real[PATH_MAX];
+	const char *driver = a->driver, *pre = getenv("LD_PRELOAD");
+	char found[PATH_MAX];
 
 	if (driver) {
 		if (!realpath(driver, driver_real) || !cli_elf_native(driver_real)) {
 			cli_error("--driver=%s is not a readable shared library for this machine", driver);
-			return RUN_USAGE;
+			return -1;
 		}
 		if (cli_is_cushim(driver_real)) {
 			cli_error("--driver=%s is cushim itself, not a CUDA driver", driver);
-			return RUN_USAGE;
+			return -1;
 		}
 		setenv("CUSHIM_DRIVER", driver_real, 1);
 		driver = driver_real;
 	}
-
-	/* Add, never replace; and never twice. */
-	const char *pre = getenv("LD_PRELOAD");
-	if (!preloads_cushim(pre)) {
-		size_t n = strlen(lib.path) + (pre ? strlen(pre) : 0) + 2;
+	if (!preloads_cushim(pre)) { /* add, never replace; and never twice */
+		size_t n = strlen(lib->path) + (pre ? strlen(pre) : 0) + 2;
 		char *v = malloc(n);
 		if (!v)
 			abort();
-		snprintf(v, n, "%s%s%s", lib.path, pre && *pre ? ":" : "", pre && *pre ? pre : "");
+		snprintf(v, n, "%s%s%s", lib->path, pre && *pre ? ":" : "", pre && *pre ? pre : "");
 		setenv("LD_PRELOAD", v, 1);
 		free(v);
 	}
 	/* No libcuda.so.1 at all: without one the loader refuses a program linked
 	 * to it, so cushim stands in for it (every call: CUDA_ERROR_NO_DEVICE). */
-	char found[PATH_MAX];
-	int no_driver = !masquerade && cli_ld_search("libcuda.so.1", NULL, NULL, cli_is_cushim, found, sizeof found) != 0;
-	if ((masquerade || no_driver) && setup_masquerade(lib.path, driver, no_driver) != 0)
-		return RUN_USAGE;
+	int no_driver = !a->masquerade && cli_ld_search("libcuda.so.1", NULL, NULL, cli_is_cushim, found, sizeof found) != 0;
+	if ((a->masquerade || no_driver) && setup_masquerade(lib->path, driver, no_driver) != 0)
+		return -1;
+	return 0;
+}
 
+/* In the child: default signals, the parent's mask, then the program. */
+static void exec_program(char **argv, const sigset_t *old)
+{
+	struct sigaction dfl = { 0 };
+	dfl.sa_handler = SIG_DFL;
+	for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++)
+		sigaction(forwarded[i], &dfl, NULL);
+	sigprocmask(SIG_SETMASK, old, NULL);
+	execvp(argv[0], argv);
+	int e = errno;
+	if (e == ENOENT && !strchr(argv[0], '/'))
+		cli_error("cannot run %s: no such program in PATH", argv[0]);
+	else
+		cli_error("cannot run %s: %s", argv[0], strerror(e));
+	_exit(RUN_NOEXEC);
+}
+
+/* Start the program with the signals it gets forwarded; its exit status. */
+static int run_program(char **argv)
+{
 	struct sigaction sa = { 0 };
+	sigset_t block, old;
+	int st;
+
 	sa.sa_sigaction = forward;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	/* Blocked from here until the child's pid is known: a signal in between
 	 * would otherwise be forwarded to nobody and lost. */
-	sigset_t block, old;
 	sigemptyset(&block);
 	for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++) {
 		sigaction(forwarded[i], &sa, NULL);
 		sigaddset(&block, forwarded[i]);
 	}
 	sigprocmask(SIG_BLOCK, &block, &old);
-
 	fflush(NULL);
 	pid_t pid = fork();
+	if (pid == 0)
+		exec_program(argv, &old);
+	sigprocmask(SIG_SETMASK, &old, NULL); /* what came meanwhile is forwarded now */
 	if (pid < 0) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		cli_error("cannot start %s: fork: %s", argv[optind], strerror(errno));
-		masquerade_cleanup();
+		cli_error("cannot start %s: fork: %s", argv[0], strerror(errno));
 		return RUN_NOEXEC;
 	}
-	if (pid == 0) {
-		struct sigaction dfl = { 0 };
-		dfl.sa_handler = SIG_DFL;
-		for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++)
-			sigaction(forwarded[i], &dfl, NULL);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		execvp(argv[optind], argv + optind);
-		int e = errno;
-		if (e == ENOENT && !strchr(argv[optind], '/'))
-			cli_error("cannot run %s: no such program in PATH", argv[optind]);
-		else
-			cli_error("cannot run %s: %s", argv[optind], strerror(e));
-		_exit(RUN_NOEXEC);
-	}
 	child_pid = pid;
-	sigprocmask(SIG_SETMASK, &old, NULL); /* what came meanwhile is forwarded now */
-
-	int st;
-	while (waitpid(pid, &st, 0) < 0) {
+	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR) {
-			cli_error("waiting for %s: %s", argv[optind], strerror(errno));
-			masquerade_cleanup();
+			cli_error("waiting for %s: %s", argv[0], strerror(errno));
 			return RUN_NOEXEC;
 		}
-	}
-	masquerade_cleanup();
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st);
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return RUN_NOEXEC;
+	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : RUN_NOEXEC;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_args a = { NULL, NULL, 0 };
+	struct cli_lib lib;
+	int rc = parse_run(argc, argv, &a);
+
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (cli_find_lib(a.libopt, &lib) != 0 || prepare_environment(&lib, &a) != 0)
+		return RUN_USAGE;
+	rc = run_program(argv + optind);
+	masquerade_cleanup();
+	return rc;
 }
