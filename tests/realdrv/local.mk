@@ -5,7 +5,8 @@
 # nothing can be fetched).  No GPU is needed: the drivers load and answer
 # without one.  runtimes-gpu.sh is the GPU half (exits 77 without a GPU).
 REALDRV_CACHE = tests/realdrv/cache
-REALDRV_FETCH = $(SHELL) $(top_srcdir)/tests/realdrv/fetch.sh
+# (the libraries built for this build's host CPU)
+REALDRV_FETCH = REALDRV_HOST_CPU='$(host_cpu)' $(SHELL) $(top_srcdir)/tests/realdrv/fetch.sh
 
 check_PROGRAMS += tests/realdrv/realdrv-app
 tests_realdrv_realdrv_app_SOURCES = tests/realdrv/realdrv-app.c tests/realdrv/realdrv-exports.c \

@@ -10,11 +10,17 @@
 # and on the fake 13.0 driver, whose cuInit succeeds, CUSHIM_CUDART is asked
 # once the program's cuInit succeeded: the log says it gave no entry points,
 # and every export still comes from the driver.  realdrv-app's own checks
-# hold in every run (see realdrv-app.c).  Skips (77) when nothing can be fetched.
+# hold in every run (see realdrv-app.c).  In a cross build: the runtimes and
+# drivers built for its host CPU, through EXE_WRAPPER.  Skips (77) when
+# nothing can be fetched.
 . "$top_srcdir/tests/realdrv/realdrv-env.sh"
 runtimes=$(fetched runtimes)
 drivers=$(fetched drivers | grep -E '/(535|550)/$')
-[ -n "$runtimes" ] || { echo "runtimes: no real CUDA runtime could be fetched (see above); skipping"; exit 77; }
+[ -n "$runtimes" ] || {
+	unbuilt runtimes
+	echo "runtimes: no real CUDA runtime could be fetched (see above); skipping"
+	exit 77
+}
 NO_RT=$FAKE/no-rt # the machine's own runtimes, if any, out of the way
 
 # ran WHO OUT RC: the program ran and its checks held; its row's origin field.
@@ -68,5 +74,6 @@ for r in $runtimes; do
 	done
 	on_fake "$name" "$r$file"
 done
+unbuilt runtimes | sed 's/^/skipped: /'
 [ -n "$drivers" ] || echo "runtimes: the real 535 and 550 drivers could not be fetched; only the fake driver was used"
 exit $fail
