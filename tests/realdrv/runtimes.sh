@@ -23,11 +23,13 @@ drivers=$(fetched drivers | grep -E '/(535|550)/$')
 }
 NO_RT=$FAKE/no-rt # the machine's own runtimes, if any, out of the way
 
-# ran WHO OUT RC: the program ran and its checks held; its row's origin field.
+# ran WHO OUT RC: the program ran and its checks held; its row's origin field
+# (else the failure, on stderr: a caller may take the output; fail is set
+# where ran runs in the test's own shell).
 ran() {
 	if [ "$3" != 0 ] || ! grep -q '^realdrv-row: ' "$2"; then
-		bad "$1" "exit $3"
-		head -n 20 "$2"
+		bad "$1" "exit $3" >&2
+		head -n 20 "$2" >&2
 		return 1
 	fi
 	sed -n 's/^realdrv-row: [0-9]* [0-9]* [0-9]* [0-9]* \([a-z]*\):.*/\1/p' "$2"
@@ -43,7 +45,7 @@ on_real() {
 		else
 			run_app "$T/out" "$T/log" LD_LIBRARY_PATH="$3:$NO_RT" REALDRV_RUNTIME="$2"
 		fi
-		origin=$(ran "$who" "$T/out" $?) || continue
+		origin=$(ran "$who" "$T/out" $?) || { fail=1; continue; }
 		[ "$origin" = driver ] || bad "$who" "exports came from \"$origin\", not the driver"
 		! grep -q "using .*libcudart" "$T/log" || bad "$who" "the log says a runtime was used: $(grep using "$T/log")"
 		said=$(sed -n 's/^realdrv-runtime: .*: cudaGetDeviceCount \([0-9]*\).*/cudaGetDeviceCount \1; /p' "$T/out")

@@ -15,7 +15,7 @@ OBJDUMP=$(sed -n 's/^OBJDUMP = //p' "$top_builddir/Makefile")
 arch=$(${OBJDUMP:-objdump} -f "$lib" | sed -n 's/^architecture: //p')
 case $arch in
 i386:x86-64*) ${OBJDUMP:-objdump} -dr --no-show-raw-insn "$lib" >"$T/native.dis" && check x86_64 "$T/native.dis" ;;
-aarch64*) ${OBJDUMP:-objdump} -dr --no-show-raw-insn "$lib" >"$T/native.dis" && check aarch64 "$T/native.dis" ;;
+aarch64*) ${OBJDUMP:-objdump} -t -dr --no-show-raw-insn "$lib" >"$T/native.dis" && check aarch64 "$T/native.dis" ;;
 *) fail "libcushim.so is built for $arch (${OBJDUMP:-objdump} -f), which this test does not know" ;;
 esac
 if command -v aarch64-linux-gnu-gcc >/dev/null && command -v aarch64-linux-gnu-objdump >/dev/null; then
