@@ -6,10 +6,16 @@
 # and its own checks pass (see realdrv-app.c), every missing export it calls
 # is logged once, the log names the way entry points were asked for, and
 # cuDeviceGetCount still answers 3 (not initialised) after cushim's bootstrap.
-# One matrix line per driver.  Skips (77) when no driver can be fetched.
+# One matrix line per driver; in a cross build, the drivers built for its host
+# CPU, each run through EXE_WRAPPER, and a line for each that Debian has no
+# build of for that CPU.  Skips (77) when no driver can be fetched.
 . "$top_srcdir/tests/realdrv/realdrv-env.sh"
 drivers=$(fetched drivers)
-[ -n "$drivers" ] || { echo "drivers: no real driver could be fetched (see above); skipping"; exit 77; }
+[ -n "$drivers" ] || {
+	unbuilt drivers
+	echo "drivers: no real driver could be fetched (see above); skipping"
+	exit 77
+}
 
 # log_checks DRIVER LOG OUT: each missing export logged once; the log names
 # the way entry points were asked for, as cushim_entry_via() does.
@@ -39,7 +45,8 @@ for d in $drivers; do
 	name=$(driver_version "$d")
 	[ -n "$name" ] || { bad "$d" "no libcuda.so.X.Y in it"; continue; }
 	# without cushim: the loader refuses the CUDA 13.0 imports
-	if LD_LIBRARY_PATH=$d "$APP" > "$T/plain.$name" 2>&1; then
+	# shellcheck disable=SC2086
+	if LD_LIBRARY_PATH=$d $EXE_WRAPPER "$APP" > "$T/plain.$name" 2>&1; then
 		refused="loads"
 		bad "$name" "the program loaded without cushim"
 	else
@@ -56,5 +63,6 @@ for d in $drivers; do
 	log_checks "$name" "$T/log.$name" "$T/out.$name"
 	row "$name" "$T/out.$name" "$refused"
 done
+unbuilt drivers | sed 's/^/skipped: /'
 echo "drivers: libcushim.so $SHIM"
 exit $fail

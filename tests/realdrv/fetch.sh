@@ -6,8 +6,12 @@
 # Debian packages come through apt-get download with a private sources list
 # and state under CACHE/apt (the machine's own apt configuration is neither
 # read for sources nor changed); the wheels through pip download.  What is in
-# the cache is never fetched again.  Each item is pinned; when its pinned
+# the cache for the CPU asked for is never fetched again.  Each item is pinned; when its pinned
 # version has left the archive, the suite's current one is taken and named.
+# The libraries are those built for REALDRV_HOST_CPU (GNU's name of a build's
+# host CPU: aarch64 for a cross build's arm64 packages and aarch64 wheels),
+# this machine's CPU by default; an item Debian has no build of for it is
+# named on stderr as "fetch: no ARCH build of KIND KEY in Debian (PACKAGES)".
 #
 # Usage: fetch.sh drivers|runtimes|all CACHE
 # Exit 0 when every item asked for is in the cache, 1 when some could not be
@@ -19,6 +23,13 @@ mkdir -p "$2" && CACHE=$(cd "$2" && pwd) || exit 2
 MIRROR=${REALDRV_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 PYTHON=${PYTHON:-python3}
+MACHINE_CPU=$(uname -m)
+CPU=${REALDRV_HOST_CPU:-$MACHINE_CPU}
+case $CPU in
+x86_64) DEB_ARCH=amd64 ;;
+aarch64) DEB_ARCH=arm64 ;;
+*) echo "fetch: NVIDIA's driver libraries and runtimes are not built for $CPU" >&2; exit 1 ;;
+esac
 
 # kind  key  source suite  package=version ...   (one item a line)
 ITEMS='drv 418 deb bullseye libnvidia-tesla-418-cuda1=418.226.00-6~deb11u2 libnvidia-tesla-418-fatbinaryloader=418.226.00-6~deb11u2
@@ -56,6 +67,7 @@ apt_setup() {
 		-o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null
 		-o Dir::State=$a -o Dir::State::Lists=$a/lists -o Dir::State::status=/dev/null
 		-o Dir::Cache=$a/cache -o APT::Sandbox::User=$(id -un)
+		-o APT::Architecture=$DEB_ARCH -o APT::Architectures::=$DEB_ARCH
 		-o Acquire::Retries=0 -o Acquire::http::Timeout=20 -o Acquire::Languages=none"
 	# shellcheck disable=SC2086
 	timeout 180 apt-get $APT_OPTS update > "$a/update.log" 2>&1
@@ -73,6 +85,10 @@ deb_download() {
 	shift 2
 	# shellcheck disable=SC2086
 	(cd "$dir" && timeout 300 apt-get $APT_OPTS download "$@") > "$dir/download.log" 2>&1 && return 0
+	if grep -q '^E: Unable to locate package' "$dir/download.log"; then
+		echo "fetch: no $DEB_ARCH build of $what_item in Debian ($(echo "$@" | sed 's/=[^ ]*//g'))" >&2
+		return 1
+	fi
 	grep -q "^E: Version '.*' was not found" "$dir/download.log" || return 1
 	echo "fetch: $* not in the archive any more; taking $suite's current version" >&2
 	# shellcheck disable=SC2046,SC2086
@@ -94,8 +110,11 @@ fetch_deb() {
 
 # fetch_wheel TMP SPEC: download and unpack into TMP/x.
 fetch_wheel() {
+	platform=
+	[ "$CPU" = "$MACHINE_CPU" ] || platform="--platform manylinux2014_$CPU --platform manylinux_2_17_$CPU"
+	# shellcheck disable=SC2086
 	if ! timeout 180 "$PYTHON" -m pip download -q --no-deps --only-binary=:all: --retries 0 --timeout 15 \
-		-d "$1" "$2" > "$1/pip.log" 2>&1; then
+		$platform -d "$1" "$2" > "$1/pip.log" 2>&1; then
 		echo "fetch: cannot fetch $2 from PyPI (no network?):" >&2
 		tail -n 3 "$1/pip.log" >&2
 		return 1
@@ -109,7 +128,10 @@ fetch_item() {
 	kind=$1 key=$2 src=$3 suite=$4
 	shift 4
 	dest=$CACHE/$kind/$key
-	[ -f "$dest/PACKAGES" ] && return 0
+	case $kind in drv) what_item="driver $key" ;; *) what_item="runtime $key" ;; esac
+	# what is there already, when it is for this CPU
+	[ -f "$dest/PACKAGES" ] && grep -qE "_($DEB_ARCH\.deb|$CPU\.whl)\$" "$dest/PACKAGES" && return 0
+	rm -rf "$dest" # (another CPU's)
 	tmp=$CACHE/$kind/.$key.tmp
 	rm -rf "$tmp" && mkdir -p "$tmp/x" || return 1
 	case $src in

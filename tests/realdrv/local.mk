@@ -5,7 +5,8 @@
 # nothing can be fetched).  No GPU is needed: the drivers load and answer
 # without one.  runtimes-gpu.sh is the GPU half (exits 77 without a GPU).
 REALDRV_CACHE = tests/realdrv/cache
-REALDRV_FETCH = $(SHELL) $(top_srcdir)/tests/realdrv/fetch.sh
+# (the libraries built for this build's host CPU)
+REALDRV_FETCH = REALDRV_HOST_CPU='$(host_cpu)' $(SHELL) $(top_srcdir)/tests/realdrv/fetch.sh
 
 check_PROGRAMS += tests/realdrv/realdrv-app
 tests_realdrv_realdrv_app_SOURCES = tests/realdrv/realdrv-app.c tests/realdrv/realdrv-exports.c \
@@ -19,10 +20,13 @@ tests_realdrv_realdrv_app_LDFLAGS = $(REALDRV_LINK) -Wl,-z,now
 tests_realdrv_realdrv_app_LDADD = -lcuda -ldl
 EXTRA_tests_realdrv_realdrv_app_DEPENDENCIES = tests/fake/drv-13.0/libcuda.so.1
 
-# the import table: every export, strong where the stub defines it
+# the import table: every export, strong where the stub defines it (the stub
+# the link takes: the first -L folder of REALDRV_LINK with a libcuda.so)
 tests/realdrv/imports.c: src/cushim-syms.tsv $(top_srcdir)/tests/realdrv/imports.awk tests/fake/drv-13.0/libcuda.so.1
-	$(AM_V_GEN)$(MKDIR_P) tests/realdrv && \
-	stub=`$(CC) $(REALDRV_LINK) -print-file-name=libcuda.so` && \
+	$(AM_V_GEN)$(MKDIR_P) tests/realdrv && stub= && \
+	for f in $(REALDRV_LINK); do case $$f in -L*) \
+		test -n "$$stub" || test ! -e "$${f#-L}/libcuda.so" || stub=$${f#-L}/libcuda.so;; esac; done && \
+	{ test -n "$$stub" || { echo "$@: no libcuda.so in $(REALDRV_LINK)" >&2; exit 1; }; } && \
 	$(NM) -D --defined-only "$$stub" | $(AWK) '{ print $$NF }' > $@.names && \
 	$(AWK) -f $(top_srcdir)/tests/realdrv/imports.awk $@.names src/cushim-syms.tsv > $@ && rm -f $@.names
 CLEANFILES += tests/realdrv/imports.c

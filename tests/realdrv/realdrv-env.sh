@@ -1,7 +1,13 @@
 # Sourced by the realdrv tests: '. "$top_srcdir/tests/realdrv/realdrv-env.sh"'.
 # Sets SHIM, APP, CACHE, FAKE and a temporary folder T; unsets the settings
-# that change cushim's answers on purpose (realdrv-app refuses them).
+# that change cushim's answers on purpose (realdrv-app refuses them).  In a
+# cross build the drivers and runtimes are those of its host CPU, and the
+# program runs through EXE_WRAPPER (the emulator; LD_PRELOAD and
+# LD_LIBRARY_PATH reach the emulated program's loader).
 : "${top_builddir:?}" "${top_srcdir:?}"
+EXE_WRAPPER=${EXE_WRAPPER:-}
+REALDRV_HOST_CPU=$(sed -n 's/^host_cpu = //p' "$top_builddir/Makefile")
+export REALDRV_HOST_CPU
 SHIM=$top_builddir/.libs/libcushim.so
 APP=$top_builddir/tests/realdrv/realdrv-app
 CACHE=$top_builddir/tests/realdrv/cache
@@ -15,13 +21,19 @@ fail=0
 bad() { echo "FAIL: $1: $2"; fail=1; }
 
 # fetched drivers|runtimes: fetch what the cache lacks (what cannot be
-# fetched is named); the cache's folders of that kind, in version order.
+# fetched is named, and kept in $T/fetch.KIND); the cache's folders of that
+# kind, in version order.
 fetched() {
-	sh "$top_srcdir/tests/realdrv/fetch.sh" "$1" "$CACHE" >&2 ||
-		echo "realdrv: what is named above could not be fetched; testing the rest" >&2
+	sh "$top_srcdir/tests/realdrv/fetch.sh" "$1" "$CACHE" 2>"$T/fetch.$1" ||
+		echo "realdrv: what is named above could not be fetched; testing the rest" >>"$T/fetch.$1"
+	cat "$T/fetch.$1" >&2
 	case $1 in drivers) k=drv ;; *) k=rt ;; esac
 	ls -d "$CACHE/$k"/*/ 2>/dev/null | sort -V
 }
+
+# unbuilt drivers|runtimes: what Debian has no build of for this CPU (after
+# fetched), one "no arm64 build of driver 418 in Debian (...)" a line.
+unbuilt() { sed -n 's/^fetch: \(no [a-z0-9]* build of .* in Debian .*\)/\1/p' "$T/fetch.$1"; }
 
 # driver_version DIR: 535.261.03 for DIR/libcuda.so.535.261.03.
 driver_version() { ls "$1" | sed -n 's/^libcuda\.so\.\([0-9][0-9]*\.[0-9].*\)$/\1/p' | head -n 1; }
@@ -35,7 +47,8 @@ run_app() {
 	out=$1 log=$2
 	shift 2
 	rm -f "$log"
-	env CUSHIM_LOG=info CUSHIM_LOG_FILE="$log" LD_PRELOAD="$SHIM" "$@" "$APP" > "$out" 2>&1
+	# shellcheck disable=SC2086
+	env CUSHIM_LOG=info CUSHIM_LOG_FILE="$log" LD_PRELOAD="$SHIM" "$@" $EXE_WRAPPER "$APP" > "$out" 2>&1
 }
 
 # row_field OUT NAME: a field of the realdrv-row line (exact=, count=, ...).

@@ -10,18 +10,26 @@
 # and on the fake 13.0 driver, whose cuInit succeeds, CUSHIM_CUDART is asked
 # once the program's cuInit succeeded: the log says it gave no entry points,
 # and every export still comes from the driver.  realdrv-app's own checks
-# hold in every run (see realdrv-app.c).  Skips (77) when nothing can be fetched.
+# hold in every run (see realdrv-app.c).  In a cross build: the runtimes and
+# drivers built for its host CPU, through EXE_WRAPPER.  Skips (77) when
+# nothing can be fetched.
 . "$top_srcdir/tests/realdrv/realdrv-env.sh"
 runtimes=$(fetched runtimes)
 drivers=$(fetched drivers | grep -E '/(535|550)/$')
-[ -n "$runtimes" ] || { echo "runtimes: no real CUDA runtime could be fetched (see above); skipping"; exit 77; }
+[ -n "$runtimes" ] || {
+	unbuilt runtimes
+	echo "runtimes: no real CUDA runtime could be fetched (see above); skipping"
+	exit 77
+}
 NO_RT=$FAKE/no-rt # the machine's own runtimes, if any, out of the way
 
-# ran WHO OUT RC: the program ran and its checks held; its row's origin field.
+# ran WHO OUT RC: the program ran and its checks held; its row's origin field
+# (else the failure, on stderr: a caller may take the output; fail is set
+# where ran runs in the test's own shell).
 ran() {
 	if [ "$3" != 0 ] || ! grep -q '^realdrv-row: ' "$2"; then
-		bad "$1" "exit $3"
-		head -n 20 "$2"
+		bad "$1" "exit $3" >&2
+		head -n 20 "$2" >&2
 		return 1
 	fi
 	sed -n 's/^realdrv-row: [0-9]* [0-9]* [0-9]* [0-9]* \([a-z]*\):.*/\1/p' "$2"
@@ -37,7 +45,7 @@ on_real() {
 		else
 			run_app "$T/out" "$T/log" LD_LIBRARY_PATH="$3:$NO_RT" REALDRV_RUNTIME="$2"
 		fi
-		origin=$(ran "$who" "$T/out" $?) || continue
+		origin=$(ran "$who" "$T/out" $?) || { fail=1; continue; }
 		[ "$origin" = driver ] || bad "$who" "exports came from \"$origin\", not the driver"
 		! grep -q "using .*libcudart" "$T/log" || bad "$who" "the log says a runtime was used: $(grep using "$T/log")"
 		said=$(sed -n 's/^realdrv-runtime: .*: cudaGetDeviceCount \([0-9]*\).*/cudaGetDeviceCount \1; /p' "$T/out")
@@ -68,5 +76,6 @@ for r in $runtimes; do
 	done
 	on_fake "$name" "$r$file"
 done
+unbuilt runtimes | sed 's/^/skipped: /'
 [ -n "$drivers" ] || echo "runtimes: the real 535 and 550 drivers could not be fetched; only the fake driver was used"
 exit $fail

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Every exported stub is one load and one indirect jump through its own slot,
 # whatever its arguments (cuLaunchKernel's eleven too): in libcushim.so as
-# built (objdump), and, when the cross compiler is installed
+# built (the build's objdump: the cross build's own for its library), and,
+# when the cross compiler is installed
 # (gcc-aarch64-linux-gnu), in the same cushim-stubs.S assembled for aarch64,
 # plain and with BTI landing pads.
 . "$top_srcdir/tests/table/defs.sh"
@@ -10,10 +11,12 @@ lib=$top_builddir/.libs/libcushim.so
 check() { # ARCH DISASSEMBLY
 	"$PYTHON" "$top_srcdir/tests/table/tabletest.py" stubs --tsv "$tsv" --disasm "$2" --arch "$1" || fail "$1 stubs"
 }
-case $(objdump -f "$lib" | sed -n 's/^architecture: //p') in
-i386:x86-64*) objdump -dr --no-show-raw-insn "$lib" >"$T/native.dis" && check x86_64 "$T/native.dis" ;;
-aarch64*) objdump -dr --no-show-raw-insn "$lib" >"$T/native.dis" && check aarch64 "$T/native.dis" ;;
-*) fail "libcushim.so is built for $(objdump -f "$lib" | sed -n 's/^architecture: //p'), which this test does not know" ;;
+OBJDUMP=$(sed -n 's/^OBJDUMP = //p' "$top_builddir/Makefile")
+arch=$(${OBJDUMP:-objdump} -f "$lib" | sed -n 's/^architecture: //p')
+case $arch in
+i386:x86-64*) ${OBJDUMP:-objdump} -dr --no-show-raw-insn "$lib" >"$T/native.dis" && check x86_64 "$T/native.dis" ;;
+aarch64*) ${OBJDUMP:-objdump} -t -dr --no-show-raw-insn "$lib" >"$T/native.dis" && check aarch64 "$T/native.dis" ;;
+*) fail "libcushim.so is built for $arch (${OBJDUMP:-objdump} -f), which this test does not know" ;;
 esac
 if command -v aarch64-linux-gnu-gcc >/dev/null && command -v aarch64-linux-gnu-objdump >/dev/null; then
 	for flags in "" "-mbranch-protection=standard"; do

@@ -5,7 +5,9 @@
 # introduced it, the older calls reach the driver with exactly their
 # arguments, cuLaunchHostFunc_v2 in the blocking mode is served by
 # cuLaunchHostFunc, CUSHIM_LOG=trace decodes the new calls, and
-# `cushim check` and `cushim symbols --since 13.1` know them.
+# `cushim check` and `cushim symbols --since 13.1` know them.  A cross build
+# runs the program and the command through EXE_WRAPPER (LD_PRELOAD and
+# LD_LIBRARY_PATH reach the emulated program's loader).
 . "$top_srcdir/tests/table/defs.sh"
 prog=$top_builddir/tests/table/prog135
 shim=$SHIMLIB
@@ -13,11 +15,11 @@ fake=$top_builddir/tests/fake
 norte=$fake/no-rt
 [ -x "$prog" ] && [ -f "$fake/drv-13.0/libcuda.so.1" ] || { echo "program: no prog135 or fake driver"; exit 99; }
 
-LD_LIBRARY_PATH=$fake/drv-13.0:$norte "$prog" >"$T/plain.out" 2>&1 && fail "it loaded without cushim"
+LD_LIBRARY_PATH=$fake/drv-13.0:$norte $EXE_WRAPPER "$prog" >"$T/plain.out" 2>&1 && fail "it loaded without cushim"
 grep -q 'undefined symbol: cu' "$T/plain.out" || fail "not refused for an undefined symbol: $(cat "$T/plain.out")"
 
 for level in 13.0 11.4; do
-	env LD_PRELOAD="$shim" LD_LIBRARY_PATH="$fake/drv-$level:$norte" CUSHIM_ADAPT=0 "$prog" 0 \
+	env LD_PRELOAD="$shim" LD_LIBRARY_PATH="$fake/drv-$level:$norte" CUSHIM_ADAPT=0 $EXE_WRAPPER "$prog" 0 \
 		>"$T/$level.out" 2>"$T/$level.err" || fail "$level: prog135 failed: $(cat "$T/$level.out" "$T/$level.err")"
 	for call in "cuLaunchHostFunc_v2 13.1" "cuGraphGetId 13.1" "cuFuncGetParamCount 13.2" "cuDevSmResourceSplit 13.1"; do
 		set -- $call
@@ -30,17 +32,17 @@ for level in 13.0 11.4; do
 	done
 done
 
-env LD_PRELOAD="$shim" LD_LIBRARY_PATH="$fake/drv-13.0:$norte" "$prog" 0 >"$T/adapt.out" 2>"$T/adapt.err" ||
+env LD_PRELOAD="$shim" LD_LIBRARY_PATH="$fake/drv-13.0:$norte" $EXE_WRAPPER "$prog" 0 >"$T/adapt.out" 2>"$T/adapt.err" ||
 	fail "adapted: $(cat "$T/adapt.out" "$T/adapt.err")"
 grep -q '^cuLaunchHostFunc_v2 0$' "$T/adapt.out" || fail "cuLaunchHostFunc_v2 (blocking) not served"
 grep -q 'cushim: cuLaunchHostFunc_v2 served by cuLaunchHostFunc (syncMode CU_HOST_TASK_BLOCKING (0)); this driver is CUDA 13.0' \
 	"$T/adapt.err" || fail "no adapter line: $(cat "$T/adapt.err")"
-env LD_PRELOAD="$shim" LD_LIBRARY_PATH="$fake/drv-13.0:$norte" "$prog" 1 >"$T/spin.out" 2>"$T/spin.err" ||
+env LD_PRELOAD="$shim" LD_LIBRARY_PATH="$fake/drv-13.0:$norte" $EXE_WRAPPER "$prog" 1 >"$T/spin.out" 2>"$T/spin.err" ||
 	fail "spin-wait: $(cat "$T/spin.out")"
 grep -q '^cuLaunchHostFunc_v2 36$' "$T/spin.out" || fail "cuLaunchHostFunc_v2 (spin-wait) served"
 
 env LD_PRELOAD="$shim" LD_LIBRARY_PATH="$fake/drv-13.0:$norte" CUSHIM_LOG=trace CUSHIM_LOG_FILE="$T/trace" \
-	"$prog" 1 >"$T/trace.out" 2>&1 || fail "traced: $(cat "$T/trace.out")"
+	$EXE_WRAPPER "$prog" 1 >"$T/trace.out" 2>&1 || fail "traced: $(cat "$T/trace.out")"
 us=' = CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER [0-9]*\.[0-9]* us$'
 grep -q "cuGraphGetId(hGraph=0x6a, graphId=0x[0-9a-f]*)$us" "$T/trace" || fail "cuGraphGetId not traced: $(grep cuGraph "$T/trace")"
 grep -q "cuLaunchHostFunc_v2(hStream=0x5150, fn=0x[0-9a-f]*, userData=0xda7a, syncMode=1)$us" "$T/trace" ||

@@ -16,7 +16,9 @@ tests/table/*.sh scripts of make check.
       in `objdump -dr` of the stubs, every export is one load and one
       indirect jump through its own slot (cushim_slot + 8 * row), padding
       aside: x86-64 `jmp *cushim_slot+8i(%rip)`, aarch64 adrp, add, ldar, br
-      (each behind the landing pad of a CET or BTI build).
+      (each behind the landing pad of a CET or BTI build); in a linked
+      aarch64 library (no relocations left), adrp's page and add's low bits
+      make cushim_slot + 8 * row, its address from the `objdump -t` part.
 """
 import argparse
 import os
@@ -134,7 +136,34 @@ STUB_CODE = {
                 r"add\s+x16, x16, #0x0@R_AARCH64_ADD_ABS_LO12_NC\s+cushim_slot(?:\+0x(?P<o1>[0-9a-f]+))?$",
                 r"ldar\s+x16, \[x16\]$", r"br\s+x16$"],
 }
+# a linked library's aarch64 stub: the page and the low bits of the address
+LINKED_AARCH64 = [r"adrp\s+x16, (?P<page>[0-9a-f]+)(?: <[^>]*>)?$", r"add\s+x16, x16, #0x(?P<lo>[0-9a-f]+)$",
+                  r"ldar\s+x16, \[x16\]$", r"br\s+x16$"]
 LANDING = {"x86_64": r"endbr64$", "aarch64": r"bti\s+c$"}
+
+
+def symbol_address(path, name):
+    """NAME's address in the symbol table (objdump -t) of the file, or None."""
+    for line in open(path):
+        m = re.match(r"^([0-9a-f]{8,16}) .*\s%s$" % re.escape(name), line.rstrip())
+        if m:
+            return int(m.group(1), 16)
+    return None
+
+
+def slot_offset(code, body, slot):
+    """The offset from cushim_slot that BODY loads through, or None where BODY
+    is not CODE (or a linked stub whose address is not in a slot)."""
+    ms = [c.match(x) for c, x in zip(code, body)]
+    if len(body) != len(code) or not all(ms):
+        return None
+    g = {k: v for m in ms for k, v in m.groupdict().items()}
+    if "page" in g:
+        page, lo = int(g["page"], 16), int(g["lo"], 16)
+        ok = slot is not None and page & 0xfff == 0 and lo < 0x1000
+        return page + lo - slot if ok else None
+    offs = {int(v, 16) if v else 0 for k, v in g.items() if k.startswith("o")}
+    return offs.pop() if len(offs) == 1 else None
 
 
 def disasm_bodies(path):
@@ -161,6 +190,8 @@ def stubs(a):
     rows = [l.split("\t") for l in open(a.tsv) if not l.startswith("#")]
     bodies = disasm_bodies(a.disasm)
     code = [re.compile(c) for c in STUB_CODE[a.arch]]
+    linked = [re.compile(c) for c in LINKED_AARCH64]
+    slot = symbol_address(a.disasm, "cushim_slot")
     n = 0
     for idx, row in enumerate(rows):
         if row[6] != "yes":
@@ -168,10 +199,8 @@ def stubs(a):
         body = [x for x in bodies.get(row[0], []) if not PADDING.match(x)]
         if body and re.match(LANDING[a.arch], body[0]):
             body = body[1:]
-        ok = len(body) == len(code) and all(c.match(x) for c, x in zip(code, body))
-        offs = {int(v, 16) if v else 0 for c, x in zip(code, body) for k, v in
-                (c.match(x).groupdict().items() if c.match(x) else []) if k.startswith("o")}
-        if not ok or offs != {8 * idx}:
+        relocated = a.arch != "aarch64" or any("@R_" in x for x in body)
+        if slot_offset(code if relocated else linked, body, slot) != 8 * idx:
             fail("%s (row %d) is not one load and one jump through cushim_slot+%#x: %s" % (row[0], idx, 8 * idx, body))
         n += 1
     if not failures:
