@@ -1,8 +1,9 @@
 # tests/realdrv: cushim on real NVIDIA driver libraries (418 to 550, CUDA 10.1
 # to 12.4) and real CUDA runtimes (11.8, 12.4, 12.9), fetched from Debian's
 # non-free archive and PyPI into tests/realdrv/cache (make fetch-drivers,
-# make fetch-runtimes; the tests fetch what is not there yet, and skip where
-# nothing can be fetched).  No GPU is needed: the drivers load and answer
+# make fetch-runtimes; under make check-compat the tests fetch what is not
+# there yet, under make check they test what is cached, and both skip where
+# there is nothing).  No GPU is needed: the drivers load and answer
 # without one.  runtimes-gpu.sh is the GPU half (exits 77 without a GPU).
 REALDRV_CACHE = tests/realdrv/cache
 # (the libraries built for this build's host CPU)
@@ -32,6 +33,8 @@ tests/realdrv/imports.c: src/cushim-syms.tsv $(top_srcdir)/tests/realdrv/imports
 CLEANFILES += tests/realdrv/imports.c
 
 TESTS += tests/realdrv/drivers.sh tests/realdrv/runtimes.sh tests/realdrv/runtimes-gpu.sh
+# make check tests what is cached; make check-compat fetches first
+COMPAT_TESTS += tests/realdrv/drivers.sh tests/realdrv/runtimes.sh
 EXTRA_DIST += tests/realdrv/fetch.sh tests/realdrv/imports.awk tests/realdrv/realdrv-env.sh tests/realdrv/drivers.sh \
 	tests/realdrv/runtimes.sh tests/realdrv/runtimes-gpu.sh
 
