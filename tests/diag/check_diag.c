@@ -407,22 +407,29 @@ START_TEST(check_hide_makes_exports_missing_and_never_reaches_the_driver)
 END_TEST
 
 
-START_TEST(check_masquerade_traces_a_program_that_dlopens_libcuda)
+/* dlopen-app with cushim as its libcuda.so.1 in front of the fake 13.0
+ * driver, and one more setting. */
+static void run_masquerade_app(struct run *r, const char *setting)
 {
 	char dir[] = "/tmp/cushim-masq.XXXXXX", link[4096], ld[4200];
-	struct run r;
 	shim_as_libcuda(dir, link);
 	snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s:%s", dir, NO_RT);
 	const char *const argv[] = { ABS_TOP_BUILDDIR "/tests/diag/dlopen-app", NULL };
-	const char *const env[] = { ld, "CUSHIM_DRIVER=" DRV("13.0") "/libcuda.so.1", "CUSHIM_LOG=trace", NULL };
-	run_child(&r, argv, env, 30);
+	const char *const env[] = { ld, "CUSHIM_DRIVER=" DRV("13.0") "/libcuda.so.1", setting, NULL };
+	run_child(r, argv, env, 30);
+	unlink(link);
+	rmdir(dir);
+}
+
+START_TEST(check_masquerade_traces_a_program_that_dlopens_libcuda)
+{
+	struct run r;
+	run_masquerade_app(&r, "CUSHIM_LOG=trace");
 	ck_assert_msg(r.code == 0, "exit %d\n%s%s", r.code, r.out, r.err);
 	ck_assert_msg(strstr(r.out, "alloc 0\n"), "%s", r.out);
 	ck_assert_msg(count_lines_with(r.err, " cuGetProcAddress_v2(symbol=\"cuMemAlloc\"") == 1, "%s", r.err);
 	ck_assert_msg(count_lines_with(r.err, " cuMemAlloc_v2(dptr=0x") == 1, "%s", r.err);
 	ck_assert_msg(count_lines_with(r.err, "the real driver is " DRV("13.0")) == 1, "%s", r.err);
-	unlink(link);
-	rmdir(dir);
 	run_free(&r);
 }
 END_TEST
@@ -431,15 +438,8 @@ END_TEST
  * runtime's way), and the lookup says so, not the driver's pointer. */
 START_TEST(check_masquerade_hides_from_the_programs_own_lookups)
 {
-	char dir[] = "/tmp/cushim-masq.XXXXXX", link[4096], ld[4200];
 	struct run r;
-	shim_as_libcuda(dir, link);
-	snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s:%s", dir, NO_RT);
-	const char *const argv[] = { ABS_TOP_BUILDDIR "/tests/diag/dlopen-app", NULL };
-	const char *const env[] = { ld, "CUSHIM_DRIVER=" DRV("13.0") "/libcuda.so.1", "CUSHIM_HIDE=cuMemAlloc_v2", NULL };
-	run_child(&r, argv, env, 30);
-	unlink(link);
-	rmdir(dir);
+	run_masquerade_app(&r, "CUSHIM_HIDE=cuMemAlloc_v2");
 	/* the app stops at the lookup of cuMemAlloc (exit 5), which answers NULL */
 	ck_assert_msg(r.code == 5, "cuMemAlloc was not hidden from cuGetProcAddress: exit %d\n%s%s", r.code, r.out,
 		      r.err);
