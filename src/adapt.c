@@ -9,12 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- the table ---- */
-#define ROW(name, older, cond, below) { #name, #older, cond, below },
-const struct cushim_adapter cushim_adapters[] = { CUSHIM_ADAPTER_LIST(ROW) };
-#undef ROW
-const int cushim_nadapters = (int)(sizeof cushim_adapters / sizeof *cushim_adapters);
-
 /* A row's number, for its once-only log line: ROW_cuCtxCreate_v4__cuCtxCreate_v2. */
 #define ROW(name, older, cond, below) ROW_##name##__##older,
 enum { CUSHIM_ADAPTER_LIST(ROW) NROWS };
@@ -591,17 +585,20 @@ void *cushim_adapter_for(unsigned i)
 	return NULL;
 }
 
+/* The library's view of the rule: the driver gave the older variant. */
+static int driver_has(int j, int driver)
+{
+	return cushim_real[j] != NULL;
+}
+
 void cushim_adapt_install(int enabled)
 {
 	if (!enabled || !cushim_conf.adapt)
 		return;
-	for (int k = 0; k < cushim_nadapters; k++) {
-		const struct cushim_adapter *a = &cushim_adapters[k];
-		int i = cushim_lookup_index(a->name), j = cushim_lookup_index(a->older);
-
-		if (i < 0 || j < 0 || cushim_real[i] || !cushim_real[j] || cushim_hidden_name(a->name))
-			continue;
-		if (a->below && !(cushim_state.driver_version > 0 && cushim_state.driver_version < a->below))
+	for (int i = 0; i < CUSHIM_NSYMS; i++) {
+		const struct cushim_adapter *a;
+		if (cushim_real[i] || cushim_hidden_name(cushim_syms[i].name) ||
+		    !(a = cushim_adapter_row(i, cushim_state.driver_version, driver_has)))
 			continue;
 		if (!cushim_impl[i])
 			cushim_log(CUSHIM_LOG_INFO, "%s is served by %s when %s", a->name, a->older, a->condition);

@@ -24,7 +24,7 @@ struct import {
 	const char *name; /* in the file's string table: copied */
 	int idx;          /* row of cushim_syms, -1 if unknown */
 	int missing;
-	const struct cli_adapter *adapter; /* newer than the driver, but served by this */
+	const struct cushim_adapter *adapter; /* newer than the driver, but served by this */
 };
 
 /* What stops the file from running, worst first. */

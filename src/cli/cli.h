@@ -6,6 +6,7 @@
 #include <sys/types.h>
 #include <libelf.h>
 #include "cushim-internal.h"
+#include "adapters.h"
 
 /* Exit statuses of check, doctor and symbols (run passes the program's own). */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_ERROR = 2 };
@@ -31,13 +32,9 @@ int cli_find_lib(const char *option, struct cli_lib *lib);
 int cli_is_cushim(const char *path);
 
 /* ---- downgrade adapters (the library's table, src/adapt.h) ---- */
-struct cli_adapter {
-	const char *name, *older, *condition;
-	int below;
-};
 /* The adapter that would serve export idx on a driver of CUDA version
  * `driver`, or NULL (also when CUSHIM_ADAPT=0 is set). */
-const struct cli_adapter *cli_adapter_for(int idx, int driver);
+const struct cushim_adapter *cli_adapter_for(int idx, int driver);
 /* What the shim says about this machine, from its introspection exports. */
 struct cli_shim {
 	int driver_version;      /* as a process would see it; 0 = no driver */

@@ -237,25 +237,17 @@ int cli_is_cushim(const char *path)
 	return strcmp(real, found_real) == 0 || strcmp(b ? b + 1 : real, "libcushim.so") == 0;
 }
 
-static const struct cli_adapter adapters[] = {
-#define ROW(name, older, condition, below) { #name, #older, condition, below },
-	CUSHIM_ADAPTER_LIST(ROW)
-#undef ROW
-	{ NULL, NULL, NULL, 0 } /* the end (and all there is, before a 13.0 toolkit) */
-};
+/* The command's view of the rule: a driver of that version has what the
+ * table says came with it. */
+static int version_has(int j, int driver)
+{
+	return cushim_syms[j].version <= driver;
+}
 
-const struct cli_adapter *cli_adapter_for(int idx, int driver)
+const struct cushim_adapter *cli_adapter_for(int idx, int driver)
 {
 	const char *off = getenv("CUSHIM_ADAPT");
-	if (idx < 0 || (off && cushim_parse_flag(off) == 0))
+	if (off && cushim_parse_flag(off) == 0)
 		return NULL;
-	for (const struct cli_adapter *a = adapters; a->name; a++) {
-		int j = cushim_lookup_index(a->older);
-		if (strcmp(a->name, cushim_syms[idx].name) != 0 || j < 0 || cushim_syms[j].version > driver)
-			continue;
-		if (a->below && driver >= a->below)
-			continue;
-		return a;
-	}
-	return NULL;
+	return cushim_adapter_row(idx, driver, version_has);
 }

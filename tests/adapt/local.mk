@@ -1,11 +1,9 @@
 # tests/adapt: the downgrade adapters, white-box: recording fakes
 # stand in for the older variants in cushim_real[], no driver needed.
-# src/adapt.c is compiled into the program itself, so that the test works
-# before (and after) it is part of libcushim_core.
 if HAVE_CHECK
 check_PROGRAMS += tests/adapt/check_adapt
 TESTS += tests/adapt/check_adapt
-tests_adapt_check_adapt_SOURCES = tests/adapt/check_adapt.c src/adapt.c src/adapt.h
+tests_adapt_check_adapt_SOURCES = tests/adapt/check_adapt.c
 nodist_tests_adapt_check_adapt_SOURCES = $(GENERATED)
 tests_adapt_check_adapt_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_adapt_check_adapt_LDADD = libcushim_core.la $(CHECK_LIBS) $(LIBS)
