@@ -69,6 +69,7 @@ extern const char *const cushim_runtime_sonames[CUSHIM_NRUNTIMES] CUSHIM_HIDDEN;
 void *cushim_slot_acquire(unsigned i) CUSHIM_HIDDEN; /* the stubs' load, in a ThreadSanitizer build */
 CUresult cushim_missing_call(unsigned i) CUSHIM_HIDDEN;
 int cushim_lookup_index(const char *name) CUSHIM_HIDDEN;
+const char *cushim_flavour_name(int flavour) CUSHIM_HIDDEN;
 
 /* ---- configuration (conf.c): every CUSHIM_* variable, read once ---- */
 enum cushim_level { CUSHIM_LOG_OFF, CUSHIM_LOG_WARN, CUSHIM_LOG_INFO, CUSHIM_LOG_ERRORS, CUSHIM_LOG_TRACE };

@@ -37,3 +37,10 @@ int cushim_lookup_index(const char *name)
  * cushim doctor, which says where the loader finds each). */
 const char *const cushim_runtime_sonames[CUSHIM_NRUNTIMES] = { "libcudart.so.13", "libcudart.so.12",
 							       "libcudart.so.11.0" };
+
+/* "legacy", "ptds" or "ptsz": a flavour as the command and the docs name it. */
+const char *cushim_flavour_name(int flavour)
+{
+	static const char *const names[] = { "legacy", "ptds", "ptsz" };
+	return flavour >= 0 && flavour < 3 ? names[flavour] : "?";
+}

@@ -4,7 +4,6 @@
 #include "requirements.h"
 #include <string.h>
 
-static const char *const flavour_names[] = { "legacy", "ptds", "ptsz" };
 static const char *const by_names[] = { "null", "\"runtime\"", "\"gpu_code\"", "\"imports\"" };
 
 /* key: "13.0", cuda_key: 13000, branch_key: 580; nulls for 0.  A NULL key is left out. */
@@ -48,7 +47,7 @@ static void json_import(const struct import *im, int first)
 	const struct cushim_sym *s = &cushim_syms[im->idx];
 	printf(", \"known\": true, \"base\": \"%s\", \"version\": \"%s\", \"cuda_version\": %d, "
 	       "\"flavour\": \"%s\", \"missing\": %s", s->base, cli_version(s->version), s->version,
-	       flavour_names[s->flavour], im->missing ? "true" : "false");
+	       cushim_flavour_name(s->flavour), im->missing ? "true" : "false");
 	if (im->adapter) {
 		printf(", \"adapted\": {\"by\": \"%s\", \"when\": ", im->adapter->older);
 		json_string(stdout, im->adapter->condition);
