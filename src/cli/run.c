@@ -51,7 +51,7 @@ static int preloads_cushim(const char *list)
 
 
 /* Is the first folder of LD_LIBRARY_PATH already a masquerade folder? */
-static int masquerading(void)
+static int path_starts_with_a_masquerade_folder(void)
 {
 	const char *llp = getenv("LD_LIBRARY_PATH");
 	char path[PATH_MAX + 16];
@@ -95,7 +95,7 @@ static int setup_masquerade(const char *lib, const char *driver_opt, int quiet)
 			 "loader cache or the default folders; every driver call will return "
 			 "CUDA_ERROR_NO_DEVICE (give one with --driver=PATH)");
 	}
-	if (masquerading())
+	if (path_starts_with_a_masquerade_folder())
 		return 0; /* an outer cushim run already put its folder first */
 
 	const char *tmp = getenv("TMPDIR");
