@@ -106,7 +106,6 @@ static void probe(const struct cli_lib *lib, int fd)
 		_exit(1);
 	}
 	shim.driver_version = version();
-	void *(*real_pointer)(const char *) = (void *(*)(const char *))dlsym(h, "cushim_real_pointer");
 	int (*fi)(void);
 	if ((fi = (int (*)(void))dlsym(h, "cushim_real_driver_version")))
 		shim.real_driver_version = fi();
@@ -123,10 +122,6 @@ static void probe(const struct cli_lib *lib, int fd)
 			shim.lacks[i] = st == 2 ? 1 : st == 1 ? 2 : 0;
 			shim.adapted += st == 1;
 		}
-	} else if (real_pointer) {
-		shim.have_missing = 1;
-		for (int i = 0; i < CUSHIM_NSYMS; i++)
-			shim.lacks[i] = real_pointer(cushim_syms[i].name) == NULL;
 	}
 	if (probe_init)
 		probe_after_init(h, &shim);
