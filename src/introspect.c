@@ -4,23 +4,21 @@
  * Each function runs the bootstrap first if nothing has called a driver
  * function yet (cushim_driver_version does that). */
 #include "boot.h"
+#include "cushim.h"
 
 /* The CUDA version the process sees (CUSHIM_DRIVER_VERSION when emulating). */
-CUSHIM_API int cushim_driver_version(void);
 int cushim_driver_version(void)
 {
 	cushim_boot();
 	return cushim_state.driver_version;
 }
 
-CUSHIM_API int cushim_symbol_count(void);
 int cushim_symbol_count(void)
 {
 	return CUSHIM_NSYMS;
 }
 
 /* The driver's function behind an export, NULL if it is missing. */
-CUSHIM_API void *cushim_real_pointer(const char *name);
 void *cushim_real_pointer(const char *name)
 {
 	int i = cushim_lookup_index(name);
@@ -32,7 +30,6 @@ void *cushim_real_pointer(const char *name)
 
 /* How long the bootstrap took: opening the driver, and resolving the table;
  * -1 before it ran. */
-CUSHIM_API int cushim_bootstrap_times(uint64_t *find_ns, uint64_t *resolve_ns);
 int cushim_bootstrap_times(uint64_t *find_ns, uint64_t *resolve_ns)
 {
 	if (!cushim_booted())
@@ -44,7 +41,6 @@ int cushim_bootstrap_times(uint64_t *find_ns, uint64_t *resolve_ns)
 
 /* The CUDA version the driver reports itself, before any emulation; 0 when
  * there is no driver or it would not say. */
-CUSHIM_API int cushim_real_driver_version(void);
 int cushim_real_driver_version(void)
 {
 	cushim_boot();
@@ -52,7 +48,6 @@ int cushim_real_driver_version(void)
 }
 
 /* The driver or runtime file entry points are asked from now; "" when none. */
-CUSHIM_API const char *cushim_driver_path(void);
 const char *cushim_driver_path(void)
 {
 	cushim_boot();
@@ -62,7 +57,6 @@ const char *cushim_driver_path(void)
 /* How entry points are asked now ("the driver's cuGetProcAddress_v2" before
  * the driver is initialised, "cudaGetDriverEntryPointByVersion" after a
  * runtime was adopted, ...); NULL when nothing was usable. */
-CUSHIM_API const char *cushim_entry_via(void);
 const char *cushim_entry_via(void)
 {
 	cushim_boot();
@@ -70,14 +64,12 @@ const char *cushim_entry_via(void)
 }
 
 /* How many exports the bootstrap resolved and how many are missing. */
-CUSHIM_API int cushim_exports_resolved(void);
 int cushim_exports_resolved(void)
 {
 	cushim_boot();
 	return cushim_state.resolved;
 }
 
-CUSHIM_API int cushim_exports_missing(void);
 int cushim_exports_missing(void)
 {
 	cushim_boot();
@@ -86,7 +78,6 @@ int cushim_exports_missing(void)
 
 /* What stands behind an export: 0 the driver's function, 1 an adapter that
  * serves it with an older variant, 2 nothing (missing), -1 not an export. */
-CUSHIM_API int cushim_export_state(const char *name);
 int cushim_export_state(const char *name)
 {
 	int i = cushim_lookup_index(name);
@@ -100,7 +91,6 @@ int cushim_export_state(const char *name)
  * cuGetProcAddress), "dlsym" (its symbol of that name), "runtime" (a
  * runtime's entry-point API), "" (missing or served by cushim), NULL (not an
  * export). */
-CUSHIM_API const char *cushim_export_origin(const char *name);
 const char *cushim_export_origin(const char *name)
 {
 	static const char *const names[CUSHIM_NORIGINS] = { "", "driver", "dlsym", "runtime" };
@@ -113,7 +103,6 @@ const char *cushim_export_origin(const char *name)
 
 /* How many exports came from each origin (as cushim_export_origin names
  * them): counts[0..3] for none, driver, dlsym, runtime. */
-CUSHIM_API void cushim_origin_counts(int counts[4]);
 void cushim_origin_counts(int counts[4])
 {
 	cushim_boot();

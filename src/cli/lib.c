@@ -70,11 +70,11 @@ static int probe_init; /* cli_load_shim_init: cuInit in the probe */
 static void probe_origin(void *h, char *path, size_t psize, char *via, size_t vsize, int origins[4])
 {
 	const char *(*fs)(void), *str;
-	void (*counts)(int *) = (void (*)(int *))dlsym(h, "cushim_origin_counts");
+	__typeof__(&cushim_origin_counts) counts = CUSHIM_FN(h, cushim_origin_counts);
 
-	if ((fs = (const char *(*)(void))dlsym(h, "cushim_driver_path")) && (str = fs()))
+	if ((fs = CUSHIM_FN(h, cushim_driver_path)) && (str = fs()))
 		snprintf(path, psize, "%s", str);
-	if ((fs = (const char *(*)(void))dlsym(h, "cushim_entry_via")) && (str = fs()))
+	if ((fs = CUSHIM_FN(h, cushim_entry_via)) && (str = fs()))
 		snprintf(via, vsize, "%s", str);
 	if (counts)
 		counts(origins);
@@ -100,21 +100,21 @@ static void probe(const struct cli_lib *lib, int fd)
 		dprintf(fd, "E%s", dlerror());
 		_exit(1);
 	}
-	int (*version)(void) = (int (*)(void))dlsym(h, "cushim_driver_version");
+	__typeof__(&cushim_driver_version) version = CUSHIM_FN(h, cushim_driver_version);
 	if (!version) {
 		dprintf(fd, "E%s has no cushim_driver_version: is it libcushim.so?", lib->path);
 		_exit(1);
 	}
 	shim.driver_version = version();
 	int (*fi)(void);
-	if ((fi = (int (*)(void))dlsym(h, "cushim_real_driver_version")))
+	if ((fi = CUSHIM_FN(h, cushim_real_driver_version)))
 		shim.real_driver_version = fi();
-	if ((fi = (int (*)(void))dlsym(h, "cushim_exports_resolved")))
+	if ((fi = CUSHIM_FN(h, cushim_exports_resolved)))
 		shim.resolved = fi();
-	if ((fi = (int (*)(void))dlsym(h, "cushim_exports_missing")))
+	if ((fi = CUSHIM_FN(h, cushim_exports_missing)))
 		shim.missing = fi();
 	probe_origin(h, shim.path, sizeof shim.path, shim.via, sizeof shim.via, shim.origins);
-	int (*state)(const char *) = (int (*)(const char *))dlsym(h, "cushim_export_state");
+	__typeof__(&cushim_export_state) state = CUSHIM_FN(h, cushim_export_state);
 	if (state) {
 		shim.have_missing = 1;
 		for (int i = 0; i < CUSHIM_NSYMS; i++) {
