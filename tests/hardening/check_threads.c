@@ -39,7 +39,11 @@ static int works(void)
 	if (!direct || cuDriverGetVersion(&v) != CUDA_SUCCESS || v != 13000)
 		return 0;
 	CUresult init = cuInit(0), shim = cuDeviceGetCount(&n), driver = direct(&n);
-	return shim == driver && (init == CUDA_SUCCESS) == (shim == CUDA_SUCCESS);
+	if (shim == driver && (init == CUDA_SUCCESS) == (shim == CUDA_SUCCESS))
+		return 1;
+	printf("pid %d: cuInit %d, cuDeviceGetCount %d through cushim, %d from the driver\n", (int)getpid(),
+	       (int)init, (int)shim, (int)driver);
+	return 0;
 }
 
 /* Initialise the fake driver behind cushim's back, so that a thread's first
@@ -65,8 +69,10 @@ static void *forker(void *arg)
 		pid_t pid = fork();
 		if (pid == 0)
 			exit(works() ? 0 : 1); /* exit, not _exit: the trace flushes at exit */
-		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 			__atomic_add_fetch(&fork_failures, 1, __ATOMIC_RELAXED);
+			printf("fork failure: pid %d, status %#x\n", (int)pid, st);
+		}
 	}
 	return NULL;
 }
