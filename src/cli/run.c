@@ -278,12 +278,13 @@ static int run_program(char **argv)
 	pid_t pid = fork();
 	if (pid == 0)
 		exec_program(argv, &old);
-	sigprocmask(SIG_SETMASK, &old, NULL); /* what came meanwhile is forwarded now */
+	if (pid > 0)
+		child_pid = pid; /* before unblocking: what came meanwhile goes to the program */
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0) {
 		cli_error("cannot start %s: fork: %s", argv[0], strerror(errno));
 		return RUN_NOEXEC;
 	}
-	child_pid = pid;
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR) {
 			cli_error("waiting for %s: %s", argv[0], strerror(errno));
