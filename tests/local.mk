@@ -1,19 +1,27 @@
-# Each part of the test tree owns one fragment.
+# tests: each folder owns one fragment.
+#   harness    the Check harness of the black-box suites (a child per case)
+#   fake       fake drivers and runtimes; oracle: what a real driver answers
+#   demo       a program newer than its driver, and make demo
+#   blackbox   libcushim.so as programs see it (Check)
+#   whitebox   the library's insides: adapters, stubs (Check and C)
+#   table, cli, hardening, fuzz, timeline, cluster, package, realdrv,
+#   compat, cross, gpu, bench
+EXTRA_DIST += tests/oracle/README.md tests/oracle/capture-procaddress.c \
+	tests/oracle/cuGetProcAddress-driver-580.159.04.tsv tests/oracle/libcuda-580.159.04-exports.txt
+include tests/harness/local.mk
 include tests/fake/local.mk
-include tests/unit/local.mk
-include tests/legacy/local.mk
-include tests/diag/local.mk
-include tests/gpu/local.mk
-include tests/cufuture/local.mk
-include tests/userbuffers/local.mk
-include tests/adapt/local.mk
-include tests/compat/local.mk
+include tests/demo/local.mk
+include tests/blackbox/local.mk
+include tests/whitebox/local.mk
 include tests/table/local.mk
-include src/cli/local.mk
+include tests/cli/local.mk
 include tests/hardening/local.mk
 include tests/fuzz/local.mk
-include tests/realdrv/local.mk
-include tests/cross/local.mk
 include tests/timeline/local.mk
 include tests/cluster/local.mk
 include tests/package/local.mk
+include tests/realdrv/local.mk
+include tests/compat/local.mk
+include tests/cross/local.mk
+include tests/gpu/local.mk
+include tests/bench/local.mk

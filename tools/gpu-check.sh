@@ -7,12 +7,12 @@ export top_builddir=$PWD top_srcdir=$(cd .. && pwd) NCCL_NVLS_ENABLE=0 TORCH_SYM
 export CUSHIM_TEST_REQUIRE_GPU=1
 SHIM=$PWD/.libs/libcushim.so
 echo "== machine"; nvidia-smi -L; nvidia-smi --query-gpu=driver_version --format=csv,noheader
-for t in gpu/core gpu/fork gpu/adapt cufuture/cufuture userbuffers/userbuffers; do
-	echo "== tests/$t.sh"
-	sh "../tests/$t.sh" > "$out/$(basename $t).log" 2>&1
+for t in tests/gpu/core tests/gpu/fork tests/gpu/adapt samples/cufuture/cufuture samples/userbuffers/userbuffers; do
+	echo "== $t.sh"
+	sh "../$t.sh" > "$out/$(basename $t).log" 2>&1
 	rc=$?
 	tail -n 25 "$out/$(basename $t).log"
-	echo "== tests/$t.sh: exit $rc"
+	echo "== $t.sh: exit $rc"
 done
 echo "== make bench"
 sh ../tests/bench/bench.sh 2>&1 | tee "$out/bench.log"

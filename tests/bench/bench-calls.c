@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-extern const unsigned char gpu_kernels[] __attribute__((weak));
+extern const unsigned char gpu_kernels_fatbin[] __attribute__((weak));
 
 static double now(void)
 {
@@ -156,7 +156,7 @@ int main(int argc, char **argv)
 	    cuCtxCreate(&ctx, NULL, 0, dev) == CUDA_SUCCESS) {
 		CUmodule mod;
 		measure("cuStreamQuery", loop_query, 5);
-		if (&gpu_kernels && cuModuleLoadData(&mod, gpu_kernels) == CUDA_SUCCESS &&
+		if (&gpu_kernels_fatbin && cuModuleLoadData(&mod, gpu_kernels_fatbin) == CUDA_SUCCESS &&
 		    cuModuleGetFunction(&nop, mod, "nop") == CUDA_SUCCESS)
 			measure("cuLaunchKernel", loop_launch, 5);
 	}

@@ -35,8 +35,8 @@ if $run "$B/tests/gpu/have-gpu" >/dev/null 2>&1; then
 	echo "== cushim on the real driver: added ns per call"
 	GPUFLAG=--gpu
 	suite NCCL_NVLS_ENABLE=0
-	[ -x "$B/tests/cufuture/cufuture-bench" ] && top_builddir=$B top_srcdir=$top_srcdir sh "$top_srcdir/tests/cufuture/cufuture-bench.sh"
-	[ -x "$B/tests/userbuffers/ub-bench" ] && top_builddir=$B top_srcdir=$top_srcdir sh "$top_srcdir/tests/userbuffers/ub-bench.sh"
+	[ -x "$B/samples/cufuture/cufuture-bench" ] && top_builddir=$B top_srcdir=$top_srcdir sh "$top_srcdir/samples/cufuture/cufuture-bench.sh"
+	[ -x "$B/samples/userbuffers/ub-bench" ] && top_builddir=$B top_srcdir=$top_srcdir sh "$top_srcdir/samples/userbuffers/ub-bench.sh"
 else
 	echo "== no GPU here: the real-driver, CUDA-future and Userbuffers benchmarks need one"
 fi

@@ -11,7 +11,7 @@
 unset LD_PRELOAD CUSHIM_DRIVER_VERSION CUSHIM_HIDE CUSHIM_DRIVER CUSHIM_CUDART
 [ -n "${NVCC-}" ] && [ -x "$NVCC" ] || { echo "SKIP: no nvcc configured"; exit 77; }
 src=$top_srcdir/tests/cli
-drvonly=$top_builddir/tests/cli/drvonly
+drvonly=$top_builddir/tests/cli/driver-only-app
 
 # What this nvcc is: its release X.Y, and the CUDA release that introduced
 # the PTX ISA it writes (the PTX ISA release notes).
@@ -36,7 +36,7 @@ build shared "$src/kernel.cu" -arch=sm_90 -cudart shared
 build sass90 "$src/kernel.cu" -gencode arch=compute_90,code=sm_90
 build ptx80 "$src/kernel.cu" -gencode arch=compute_80,code=compute_80
 build drvrt "$src/drvrt.cu" -lcuda
-build drvonly-nvcc -x cu "$src/drvonly.c" -lcuda
+build drvonly-nvcc -x cu "$src/driver-only-app.c" -lcuda
 build vadd.fatbin -fatbin "$src/vadd.cu" -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 cp "$drvonly" "$T/drvonly" && strip -o "$T/stripped" "$T/static" || exit 99
 

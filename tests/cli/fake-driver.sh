@@ -7,9 +7,9 @@ fake=$top_builddir/tests/fake
 for d in drv-11.4 drv-12.0 drv-13.0 no-rt; do
 	[ -d "$fake/$d" ] || { echo "no $fake/$d: the fake drivers are not built" >&2; exit 77; }
 done
-prog=$top_builddir/tests/cli/legacy
+prog=$top_builddir/tests/cli/cuda13-app
 unset LD_PRELOAD CUSHIM_LOG CUSHIM_LOG_FILE CUSHIM_SUMMARY CUSHIM_DRIVER_VERSION CUSHIM_HIDE CUSHIM_DRIVER CUSHIM_CUDART
-# the plain missing-symbol path: the downgrade adapters are tested in check-legacy.sh
+# the plain missing-symbol path: the downgrade adapters are tested in check-imports.sh
 export CUSHIM_ADAPT=0
 # no-rt: no CUDA runtime can load, whatever this machine has installed.
 on() { LD_LIBRARY_PATH=$fake/$1:$fake/no-rt; export LD_LIBRARY_PATH; }
@@ -28,7 +28,7 @@ newer114=$(newer_than 11040)
 on drv-11.4
 run_cmd direct $EXE_WRAPPER "$prog"
 [ "$rc" -ne 0 ] && grep -q "undefined symbol" "$T/direct.err" ||
-	{ echo "the legacy program starts on the fake 11.4 driver without cushim: is the fake 11.4-level?" >&2; exit 99; }
+	{ echo "newer-app starts on the fake 11.4 driver without cushim: is the fake 11.4-level?" >&2; exit 99; }
 run_cmd rescue "$CUSHIM" run -- $EXE_WRAPPER "$prog"
 expect_rc rescue 1
 for want in "cuInit: 0" "driver: 11040" "cuMemAlloc: 0" "cuCtxCreate: 36" "cuMemcpyBatchAsync: 36"; do

@@ -16,7 +16,7 @@ else
 	# Emulated, the build machine's sh cannot load this build's library: a
 	# program of the build that links no libcuda.so.1 finds the driver API
 	# (dlsym) only in a preloaded shim.
-	run_cmd maps "$CUSHIM" run -- $EXE_WRAPPER "$top_builddir/tests/unit/probe-nolink"
+	run_cmd maps "$CUSHIM" run -- $EXE_WRAPPER "$top_builddir/tests/blackbox/dlsym-app"
 	expect_rc maps 0
 	grep -q absent "$T/maps.out" && fail "the program run does not have the shim loaded: $(cat "$T/maps.out")"
 fi

@@ -10,15 +10,10 @@ FUZZ_TARGETS = tests/fuzz/fuzz-level tests/fuzz/fuzz-version tests/fuzz/fuzz-pat
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DHAVE_CONFIG_H \
 	-I$(top_builddir) $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
 FUZZ_CONF_SRC = $(top_srcdir)/tests/fuzz/fuzz-conf.c $(top_srcdir)/src/conf.c $(top_srcdir)/src/settings.c $(top_srcdir)/src/log.c
-FUZZ_CLI_SRC = $(top_srcdir)/tests/fuzz/fuzz-elf.c $(top_srcdir)/src/cli/check.c $(top_srcdir)/src/cli/check-read.c \
-	$(top_srcdir)/src/cli/check-judge.c $(top_srcdir)/src/cli/check-report.c $(top_srcdir)/src/cli/check-json.c \
-	$(top_srcdir)/src/cli/cudart.c $(top_srcdir)/src/cli/calls.c $(top_srcdir)/src/cli/fatbin.c \
-	$(top_srcdir)/src/cli/gpucode.c $(top_srcdir)/src/cli/requirements.c $(top_srcdir)/src/cli/gpus.c \
-	$(top_srcdir)/src/cli/run.c \
-	$(top_srcdir)/src/cli/doctor.c $(top_srcdir)/src/cli/symbols.c $(top_srcdir)/src/cli/lib.c \
-	$(top_srcdir)/src/cli/ldsearch.c $(top_srcdir)/src/cli/machine.c $(top_srcdir)/src/cli/json.c $(top_srcdir)/src/cli/main.c \
-	$(top_srcdir)/src/cli/timeline.c \
-	$(top_srcdir)/src/table.c $(top_srcdir)/src/adapters.c $(top_srcdir)/src/conf.c $(top_srcdir)/src/settings.c $(top_srcdir)/src/log.c $(top_srcdir)/src/enums.c
+# fuzz-elf: the command (src/cli/local.mk) and the table library, the same
+# sources as the command is built from, instrumented; main.c's main is renamed
+# (libFuzzer has its own).
+FUZZ_CLI_SRC = tests/fuzz/fuzz-elf.c src/cli/main.c $(libcushim_cli_la_SOURCES) $(libcushim_table_la_SOURCES)
 FUZZ_FUZZ = $(MKDIR_P) tests/fuzz && $(FUZZ_CC) $(FUZZ_FLAGS) -o $@
 tests/fuzz/fuzz-level: $(FUZZ_CONF_SRC) $(GENERATED)
 	$(AM_V_CCLD)$(FUZZ_FUZZ) -DFUZZ_LEVEL $(FUZZ_CONF_SRC)
@@ -28,10 +23,9 @@ tests/fuzz/fuzz-patterns: $(FUZZ_CONF_SRC) $(GENERATED)
 	$(AM_V_CCLD)$(FUZZ_FUZZ) -DFUZZ_PATTERNS $(FUZZ_CONF_SRC)
 tests/fuzz/fuzz-path: $(FUZZ_CONF_SRC) $(GENERATED)
 	$(AM_V_CCLD)$(FUZZ_FUZZ) -DFUZZ_PATH $(FUZZ_CONF_SRC)
-# main.c's main is renamed: libFuzzer has its own.
 tests/fuzz/fuzz-elf: $(FUZZ_CLI_SRC) $(GENERATED)
 	$(AM_V_CCLD)$(FUZZ_FUZZ) -Dmain=cushim_cli_main -DCUSHIM_LIBDIR='"$(libdir)"' $(LIBELF_CFLAGS) \
-		$(FUZZ_CLI_SRC) $(LIBELF_LIBS) $(LIBS)
+		`for f in $(FUZZ_CLI_SRC); do case $$f in *.c) echo $(top_srcdir)/$$f;; esac; done` $(LIBELF_LIBS) $(LIBS)
 fuzz-targets: $(FUZZ_TARGETS)
 check-fuzz: fuzz-targets
 	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' FUZZ_SECONDS='$(FUZZ_SECONDS)' \

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-extern const unsigned char gpu_kernels[];
+extern const unsigned char gpu_kernels_fatbin[];
 
 #define CHECK(call)                                                                          \
 	do {                                                                                 \
@@ -35,7 +35,7 @@ int main(void)
 	CHECK(cuInit(0));
 	CHECK(cuDeviceGet(&dev, 0));
 	CHECK(cuCtxCreate(&ctx, NULL, 0, dev));
-	CHECK(cuModuleLoadData(&mod, gpu_kernels));
+	CHECK(cuModuleLoadData(&mod, gpu_kernels_fatbin));
 	CHECK(cuModuleGetFunction(&fn, mod, "saxpy"));
 	CHECK(cuMemAlloc(&dx, N * sizeof(float)));
 	CHECK(cuMemAlloc(&dy, N * sizeof(float)));

@@ -1,28 +1,16 @@
 # tests/hardening: fault injection, constructors and fork, signals, secure
 # execution, sanitizers and valgrind.  See README "Reliability".
 if HAVE_CHECK
-HARD_CHECKS = tests/hardening/check_faults
+HARD_CHECKS = tests/hardening/faults tests/hardening/threads
 check_PROGRAMS += $(HARD_CHECKS) tests/hardening/fault-app
 TESTS += $(HARD_CHECKS)
-
-tests_hardening_fault_app_SOURCES = tests/hardening/fault-app.c
-
-tests_hardening_check_faults_SOURCES = tests/hardening/check_faults.c $(UNIT_HARNESS)
-tests_hardening_check_faults_CPPFLAGS = $(UNIT_CPPFLAGS) -DCUDA_DIR='"$(CUDA_DIR)"'
-tests_hardening_check_faults_CFLAGS = $(UNIT_CFLAGS)
-tests_hardening_check_faults_LDADD = $(UNIT_LIBS)
-EXTRA_tests_hardening_check_faults_DEPENDENCIES = $(UNIT_DEPS) $(FAKE_BAD) tests/hardening/fault-app
-endif
-
-if HAVE_CHECK
-HARD_CHECKS += tests/hardening/check_threads
-check_PROGRAMS += tests/hardening/check_threads
-tests_hardening_check_threads_SOURCES = tests/hardening/check_threads.c $(UNIT_HARNESS)
-tests_hardening_check_threads_CPPFLAGS = $(UNIT_CPPFLAGS)
-tests_hardening_check_threads_CFLAGS = $(UNIT_CFLAGS) -pthread
-tests_hardening_check_threads_LDFLAGS = $(UNIT_CUDA_LINK) -pthread
-tests_hardening_check_threads_LDADD = -lcuda $(UNIT_LIBS)
-EXTRA_tests_hardening_check_threads_DEPENDENCIES = $(UNIT_DEPS) tests/hardening/ctor-app
+tests_hardening_faults_CPPFLAGS = $(HARNESS_CPPFLAGS)
+tests_hardening_faults_LDADD = $(HARNESS_LIBS)
+EXTRA_tests_hardening_faults_DEPENDENCIES = $(HARNESS_DEPS) $(FAKE_BAD) tests/hardening/fault-app
+tests_hardening_threads_CPPFLAGS = $(HARNESS_CPPFLAGS)
+tests_hardening_threads_LDFLAGS = $(HARNESS_CUDA_LINK)
+tests_hardening_threads_LDADD = -lcuda $(HARNESS_LIBS)
+EXTRA_tests_hardening_threads_DEPENDENCIES = $(HARNESS_DEPS) tests/hardening/ctor-app
 endif
 
 # The constructor library and its program: plain rules (a library with the
@@ -30,10 +18,10 @@ endif
 HARD_CC = $(CC) $(AM_CPPFLAGS) $(CPPFLAGS) $(AM_CFLAGS) $(CFLAGS) $(AM_LDFLAGS) $(LDFLAGS)
 tests/hardening/libctor.so: $(top_srcdir)/tests/hardening/ctor-lib.c $(FAKE_DRIVERS)
 	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(HARD_CC) -shared -fPIC -Wl,-soname,libctor.so -o $@ \
-		$(top_srcdir)/tests/hardening/ctor-lib.c $(UNIT_CUDA_LINK) -lcuda $(LIBS)
+		$(top_srcdir)/tests/hardening/ctor-lib.c $(HARNESS_CUDA_LINK) -lcuda $(LIBS)
 tests/hardening/ctor-app: $(top_srcdir)/tests/hardening/ctor-app.c tests/hardening/libctor.so
 	$(AM_V_CCLD)$(HARD_CC) -o $@ $(top_srcdir)/tests/hardening/ctor-app.c -Ltests/hardening -lctor \
-		-Wl,-rpath,$(abs_top_builddir)/tests/hardening $(UNIT_CUDA_LINK) -lcuda $(LIBS)
+		-Wl,-rpath,$(abs_top_builddir)/tests/hardening $(HARNESS_CUDA_LINK) -lcuda $(LIBS)
 CLEANFILES += tests/hardening/libctor.so tests/hardening/ctor-app
 EXTRA_DIST += tests/hardening/ctor-lib.c tests/hardening/ctor-app.c
 
@@ -53,8 +41,8 @@ EXTRA_DIST += tests/hardening/secure.sh
 # (25 s of each fork-storm run, against its 60 s timeout), and finds nothing
 # there, where no other thread runs.
 SAN_CONFIGURE = $(abs_top_builddir)/sub-src/configure --with-cuda='$(CUDA_DIR)' CC='$(CC)' --disable-silent-rules
-SAN_ASAN_TESTS = $(UNIT_TESTS) tests/diag/check_diag $(HARD_CHECKS) tests/cli/check-errors.sh tests/cli/symbols.sh
-SAN_TSAN_TESTS = tests/unit/check_lazy tests/diag/check_diag tests/hardening/check_threads
+SAN_ASAN_TESTS = $(BLACKBOX_TESTS) $(HARD_CHECKS) tests/cli/check-errors.sh tests/cli/symbols.sh
+SAN_TSAN_TESTS = tests/blackbox/invisible-until-used tests/blackbox/diagnostics tests/hardening/threads
 check-sanitizers: all
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS=tests/hardening/sanitizers.sh
 check-asan: sub-src/configure
@@ -78,9 +66,9 @@ clean-sanitizers:
 .PHONY: check-sanitizers check-asan check-tsan clean-sanitizers
 
 # ---- make check-valgrind: every child the Check suites start runs under
-# valgrind (tests/unit/harness.c); an invalid access or a definite leak makes
+# valgrind (tests/harness/harness.c); an invalid access or a definite leak makes
 # it exit 97 and its test fail.  The reports are kept in vg-logs/.
-VALGRIND_TESTS = $(UNIT_TESTS) tests/diag/check_diag tests/hardening/check_faults
+VALGRIND_TESTS = $(BLACKBOX_TESTS) tests/hardening/faults
 check-valgrind: all $(check_PROGRAMS) $(FAKE_ALL)
 	rm -rf vg-logs && $(MKDIR_P) vg-logs && \
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(VALGRIND_TESTS)' CUSHIM_TEST_VALGRIND='$(abs_top_builddir)/vg-logs/vg'

@@ -21,8 +21,8 @@ echo "cushim reliability, $(date -u +%Y-%m-%d), $(uname -m), $(${CC:-gcc} --vers
 echo
 printf '| %-62s | %6s | %-6s |\n' "what" "time" "result"
 printf '|%s|%s|%s|\n' "----------------------------------------------------------------" "--------" "--------"
-row "faults injected: 13 driver/runtime failures (check_faults)" check TESTS=tests/hardening/check_faults
-row "constructor, fork storm (8x25 forks), vfork+exec, signals" check TESTS=tests/hardening/check_threads
+row "faults injected: 13 driver/runtime failures (tests/hardening/faults)" check TESTS=tests/hardening/faults
+row "constructor, fork storm (8x25 forks), vfork+exec, signals" check TESTS=tests/hardening/threads
 row "secure execution: AT_SECURE copy reads no CUSHIM_*" check TESTS=tests/hardening/secure.sh
 row "fuzzing: 5 libFuzzer targets, ${FUZZ_SECONDS} s each" check-fuzz FUZZ_SECONDS="$FUZZ_SECONDS"
 row "ASan+UBSan: the CPU suite (Check programs, cli scripts)" check-asan

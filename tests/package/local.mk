@@ -4,5 +4,5 @@ DEBIAN_FILES = debian/changelog debian/control debian/copyright debian/rules deb
 	debian/cushim.docs debian/cushim.lintian-overrides debian/cushim.triggers debian/README.source
 EXTRA_DIST += $(DEBIAN_FILES) tests/package/package.sh
 TESTS += tests/package/package.sh
-tests/package/package.log: cushim$(EXEEXT) libcushim.la tests/legacy/legacy$(EXEEXT) $(FAKE_DRIVERS) \
+tests/package/package.log: cushim$(EXEEXT) libcushim.la tests/demo/newer-app$(EXEEXT) $(FAKE_DRIVERS) \
 	$(FAKE_NO_RUNTIME)

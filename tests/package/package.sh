@@ -2,7 +2,7 @@
 # The Debian package: `dpkg-buildpackage -us -uc -b` on a copy of this source
 # tree, lintian without errors, the copy as clean for git afterwards as
 # before, then the package unpacked into a scratch root (dpkg -x) and run
-# from there: cushim doctor, and the demo (tests/legacy/legacy, built for
+# from there: cushim doctor, and the demo (tests/demo/newer-app, built for
 # CUDA 13.0, on the fake 11.4 driver).  Skipped (77) without the Debian tools,
 # and inside a package build (which runs make check itself).
 . "$top_srcdir/tests/cli/defs.sh"
@@ -78,7 +78,7 @@ run_cmd doctor "$bin" doctor --lib="$lib"
 expect_rc doctor 0
 grep -q "^library: *$lib " "$T/doctor.out" || fail "doctor does not use the packaged library: $(head -3 "$T/doctor.out")"
 grep -q "driver CUDA 11.4" "$T/doctor.out" || fail "doctor from the package: $(cat "$T/doctor.out")"
-run_cmd demo "$bin" run --lib="$lib" -- "$top_builddir/tests/legacy/legacy"
+run_cmd demo "$bin" run --lib="$lib" -- "$top_builddir/tests/demo/newer-app"
 expect_rc demo 0
 for want in "cuInit  *0 CUDA_SUCCESS" "cuCtxCreate_v4  *0 CUDA_SUCCESS" "cuLibraryLoadData  *36 "; do
 	grep -q "^$want" "$T/demo.out" || fail "the demo from the package: no '$want' in $(cat "$T/demo.out")"

@@ -2,20 +2,12 @@
 # the naming rule, the generated stubs and a program built for CUDA 13.5.
 TABLE_TESTS = tests/table/covers.sh tests/table/naming.sh tests/table/fixture.sh tests/table/disasm.sh \
 	tests/table/program.sh
-TESTS += $(TABLE_TESTS) tests/table/check_trampoline
+TESTS += $(TABLE_TESTS)
 # wheel.sh rebuilds the table from PyPI's wheels: make check-compat
 COMPAT_TESTS += tests/table/wheel.sh
 EXTRA_DIST += $(TABLE_TESTS) tests/table/wheel.sh tests/table/defs.sh tests/table/tabletest.py tests/table/fixture/new/cuda.h \
 	tests/table/fixture/new/cudaTypedefs.h tests/table/fixture/old/cuda.h tests/table/fixture/old/cudaTypedefs.h \
 	tests/table/fixture/expected.tsv
-
-# the stubs and the trampoline of cushim-stubs.S, alone, with a resolver that
-# clobbers every argument register
-check_PROGRAMS += tests/table/check_trampoline
-tests_table_check_trampoline_SOURCES = tests/table/check_trampoline.c src/stubs.c
-nodist_tests_table_check_trampoline_SOURCES = $(GENERATED) $(GENERATED_STUBS)
-# (its own objects: the stubs are also in libcushim_core, through libtool)
-tests_table_check_trampoline_CPPFLAGS = $(AM_CPPFLAGS)
 
 # a program built with the 13.5 ABI: linked with -z now against a libcuda.so
 # made from the table's exported names (never run: it only satisfies the link)

@@ -1,0 +1,97 @@
+#!/bin/sh
+# cushim check on a program built against CUDA 13.0 headers: it names every
+# import with the version that introduced it and the overall minimum, and
+# --driver-version=11.4 lists exactly the imports an 11.4 driver lacks.  The
+# expected answers come from nm and the real driver's answers in tests/oracle,
+# never from cushim.
+. "$top_srcdir/tests/cli/defs.sh"
+prog=$top_builddir/tests/cli/cuda13-app
+# Parts 1 to 6 check the plain verdict; part 7 the downgrade adapters.
+export CUSHIM_ADAPT=0
+
+imports=$(nm -D --undefined-only "$prog" | awk '$NF ~ /^cu[A-Z]/ { print $NF }' | sort)
+[ "$(echo "$imports" | wc -l)" -ge 4 ] || { echo "nm found too few cu* imports in $prog" >&2; exit 99; }
+: >"$T/expected"
+for n in $imports; do
+	v=$(oracle_version "$n")
+	[ -n "$v" ] || { echo "$n is not in the oracle" >&2; exit 99; }
+	echo "$n $v" >>"$T/expected"
+done
+# Newer than 11.4, and the overall minimum (the largest version).
+newer=$(awk '{ split($2, a, "."); if (a[1] * 1000 + a[2] * 10 > 11040) print $1 }' "$T/expected" | sort)
+minimum=$(awk '{ split($2, a, "."); v = a[1] * 1000 + a[2] * 10; if (v > m) { m = v; s = $2 } } END { print s }' "$T/expected")
+[ "$(echo "$newer" | wc -w)" -ge 2 ] || { echo "the test program should import at least 2 functions newer than 11.4" >&2; exit 99; }
+
+# 1. Plain check: every import with its version, and the minimum.
+#    (0, or 1 if this machine has a driver older than the program needs.)
+run_cmd plain "$CUSHIM" check "$prog"
+[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] || fail "plain check: exit status $rc"
+while read -r n v; do
+	grep -Eq "^  $n +$v( |\$)" "$T/plain.out" || fail "plain check does not list '$n' as CUDA $v"
+done <"$T/expected"
+grep -q "^$prog: needs a CUDA $minimum driver" "$T/plain.out" || fail "plain check does not state the minimum CUDA $minimum"
+[ "$(grep -c '^  cu' "$T/plain.out")" -eq "$(wc -l <"$T/expected")" ] || fail "plain check lists other imports than nm finds"
+
+# 2. Against 11.4: exit 1, and exactly the newer imports are marked missing.
+run_cmd v114 "$CUSHIM" check --driver-version=11.4 "$prog"
+expect_rc v114 1
+got=$(awk '$1 ~ /^cu/ && $3 == "missing" { print $1 }' "$T/v114.out" | sort)
+[ "$got" = "$newer" ] || fail "--driver-version=11.4 marks [$(echo $got)] missing, wanted [$(echo $newer)]"
+grep -q "a CUDA 11.4 driver lacks $(echo "$newer" | wc -w) of its" "$T/v114.out" || fail "--driver-version=11.4 does not sum up what is missing"
+# The CUDA_VERSION form means the same.
+run_cmd v11040 "$CUSHIM" check --driver-version=11040 "$prog"
+expect_rc v11040 1
+cmp -s "$T/v114.out" "$T/v11040.out" || fail "--driver-version=11040 differs from 11.4"
+
+# 3. At the minimum itself nothing is missing; just below it something is.
+run_cmd vmin "$CUSHIM" check --driver-version="$minimum" "$prog"
+expect_rc vmin 0
+grep -q missing "$T/vmin.out" && fail "--driver-version=$minimum still reports missing imports"
+run_cmd vbelow "$CUSHIM" check --driver-version=12.9 "$prog"
+expect_rc vbelow 1
+
+# 4. --json is valid JSON with the same verdict.
+run_cmd json "$CUSHIM" check --json --driver-version=11.4 "$prog"
+expect_rc json 1
+python3 -m json.tool "$T/json.out" >/dev/null 2>&1 || fail "--json output is not valid JSON"
+got=$(python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+f = d["files"][0]
+assert d["driver_version"] == "11.4" and f["status"] == "missing"
+print(f["needs"]); print("\n".join(sorted(f["missing"])))' "$T/json.out" 2>&1)
+[ "$got" = "$minimum
+$newer" ] || fail "--json says [$(echo $got)], wanted [$minimum $(echo $newer)]"
+
+# 5. A bad version is a usage error.
+run_cmd bad "$CUSHIM" check --driver-version=eleven "$prog"
+expect_rc bad 2
+grep -q -- "--driver-version=eleven" "$T/bad.err" || fail "a bad --driver-version is not named in the message"
+
+# 6. --recursive follows DT_NEEDED: libc is reached, the driver itself is not checked.
+run_cmd rec "$CUSHIM" check --recursive --driver-version=11.4 "$prog"
+expect_rc rec 1
+libc=$(ldd "$prog" 2>/dev/null | awk '$1 ~ /^libc\.so/ { print $3 }')
+if [ -n "$libc" ]; then
+	grep -q "^$(realpath "$libc") (needed by $prog): imports no CUDA driver function" "$T/rec.out" ||
+	grep -q "^$libc (needed by $prog): imports no CUDA driver function" "$T/rec.out" ||
+		fail "--recursive does not follow DT_NEEDED to $libc"
+fi
+grep -q 'libcuda' "$T/rec.out" && fail "--recursive checked the driver itself"
+
+# 7. With the adapters (the default), an import an adapter can serve is listed
+#    apart from the missing ones, with the variant and the condition; together
+#    they are still exactly the newer imports.
+unset CUSHIM_ADAPT
+run_cmd a114 "$CUSHIM" check --driver-version=11.4 "$prog"
+expect_rc a114 1
+grep -Eq '^  cuCtxCreate_v4 +12\.5  adapted: served by cuCtxCreate_v2 when no parameters$' "$T/a114.out" ||
+	fail "on 11.4, cuCtxCreate_v4 is not reported as served by cuCtxCreate_v2"
+grep -Eq '^  cuMemcpyBatchAsync_v2 +13\.0  missing$' "$T/a114.out" ||
+	fail "on 11.4, cuMemcpyBatchAsync_v2 (whose 12.8 variant 11.4 lacks too) is not missing"
+got=$(awk '$1 ~ /^cu/ && ($3 == "missing" || $3 == "adapted:") { print $1 }' "$T/a114.out" | sort)
+[ "$got" = "$newer" ] || fail "on 11.4, missing and adapted are [$(echo $got)], wanted [$(echo $newer)]"
+run_cmd a128 "$CUSHIM" check --driver-version=12.8 "$prog"
+expect_rc a128 0
+grep -Eq '^  cuMemcpyBatchAsync_v2 +13\.0  adapted: served by cuMemcpyBatchAsync when always; failIdx dropped$' \
+	"$T/a128.out" || fail "on 12.8, cuMemcpyBatchAsync_v2 is not served by its 12.8 variant"
+finish

@@ -1,0 +1,23 @@
+# tests/cli: scripts run against the build tree's cushim and libcushim.so.
+# cuda13-app: built against the 13.0 headers and the toolkit's stub libcuda.so
+# (a cross build without the target's stubs: the fake 13.0 driver); read by
+# `cushim check`, never run by these tests.  driver-only-app: a program on
+# the driver API alone, built the same way.
+check_PROGRAMS += tests/cli/cuda13-app tests/cli/driver-only-app
+tests_cli_cuda13_app_SOURCES = tests/cli/cuda13-app.c
+tests_cli_cuda13_app_LDFLAGS = $(CUDA_STUBS_LDFLAGS)
+tests_cli_cuda13_app_LDADD = -lcuda
+EXTRA_tests_cli_cuda13_app_DEPENDENCIES = $(CUDA_STUBS_DEPS)
+tests_cli_driver_only_app_SOURCES = tests/cli/driver-only-app.c
+tests_cli_driver_only_app_LDFLAGS = $(CUDA_STUBS_LDFLAGS)
+tests_cli_driver_only_app_LDADD = -lcuda
+EXTRA_tests_cli_driver_only_app_DEPENDENCIES = $(CUDA_STUBS_DEPS)
+CLI_TESTS = tests/cli/check-imports.sh tests/cli/check-errors.sh tests/cli/run.sh \
+	tests/cli/symbols.sh tests/cli/docs.sh tests/cli/fake-driver.sh tests/cli/check-cuda.sh
+TESTS += $(CLI_TESTS)
+EXTRA_DIST += $(CLI_TESTS) tests/cli/defs.sh tests/cli/kernel.cu tests/cli/drvrt.cu tests/cli/vadd.cu
+tests/cli/check-cuda.log: tests/cli/driver-only-app$(EXEEXT)
+# The scripts need the command and the library (both in `all`).
+$(CLI_TESTS:.sh=.log): cushim$(EXEEXT) libcushim.la tests/cli/cuda13-app$(EXEEXT)
+# The fake drivers of tests/fake (the test skips when they are not there).
+tests/cli/fake-driver.log: $(FAKE_DRIVERS) $(FAKE_NO_RUNTIME)

@@ -1,0 +1,21 @@
+# tests/whitebox: the library's insides, no driver needed.
+#   adapters    the downgrade adapters (Check), with recording fakes in
+#               place of the older variants in cushim_real[]
+#   trampoline  the generated stubs and their trampoline alone, with a
+#               resolver that clobbers every argument register
+if HAVE_CHECK
+check_PROGRAMS += tests/whitebox/adapters
+TESTS += tests/whitebox/adapters
+tests_whitebox_adapters_SOURCES = tests/whitebox/adapters.c
+nodist_tests_whitebox_adapters_SOURCES = $(GENERATED)
+tests_whitebox_adapters_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_whitebox_adapters_LDADD = libcushim_core.la $(CHECK_LIBS) $(LIBS)
+endif
+EXTRA_DIST += doc/ADAPTERS.md
+
+check_PROGRAMS += tests/whitebox/trampoline
+TESTS += tests/whitebox/trampoline
+# (its own objects: the stubs are also in libcushim_core, through libtool)
+tests_whitebox_trampoline_SOURCES = tests/whitebox/trampoline.c src/stubs.c
+nodist_tests_whitebox_trampoline_SOURCES = $(GENERATED) $(GENERATED_STUBS)
+tests_whitebox_trampoline_CPPFLAGS = $(AM_CPPFLAGS)
