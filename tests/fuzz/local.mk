@@ -18,7 +18,8 @@ FUZZ_CLI_SRC = $(top_srcdir)/tests/fuzz/fuzz-elf.c $(top_srcdir)/src/cli/check.c
 	$(top_srcdir)/src/cli/doctor.c $(top_srcdir)/src/cli/symbols.c $(top_srcdir)/src/cli/lib.c \
 	$(top_srcdir)/src/cli/ldsearch.c $(top_srcdir)/src/cli/machine.c $(top_srcdir)/src/cli/json.c $(top_srcdir)/src/cli/main.c \
 	$(top_srcdir)/src/cli/timeline.c \
-	$(top_srcdir)/src/table.c $(top_srcdir)/src/adapters.c $(top_srcdir)/src/conf.c $(top_srcdir)/src/settings.c $(top_srcdir)/src/log.c $(top_srcdir)/src/enums.c
+	$(top_srcdir)/src/table.c $(top_srcdir)/src/adapters.c $(top_srcdir)/src/conf.c $(top_srcdir)/src/settings.c $(top_srcdir)/src/log.c $(top_srcdir)/src/enums.c \
+	$(top_srcdir)/src/ldsearch.c
 FUZZ_FUZZ = $(MKDIR_P) tests/fuzz && $(FUZZ_CC) $(FUZZ_FLAGS) -o $@
 tests/fuzz/fuzz-level: $(FUZZ_CONF_SRC) $(GENERATED)
 	$(AM_V_CCLD)$(FUZZ_FUZZ) -DFUZZ_LEVEL $(FUZZ_CONF_SRC)
