@@ -30,7 +30,7 @@ tests_cli_drvonly_LDADD = -lcuda
 EXTRA_tests_cli_legacy_DEPENDENCIES = $(CUDA_STUBS_DEPS)
 EXTRA_tests_cli_drvonly_DEPENDENCIES = $(CUDA_STUBS_DEPS)
 CLI_TESTS = tests/cli/check-legacy.sh tests/cli/check-errors.sh tests/cli/run.sh \
-	tests/cli/symbols.sh tests/cli/docs.sh tests/cli/fake-driver.sh tests/cli/check-cuda.sh
+	tests/cli/symbols.sh tests/cli/docs.sh tests/cli/fake-driver.sh tests/cli/check-cuda.sh tests/cli/driver-search.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/cli/defs.sh tests/cli/kernel.cu tests/cli/drvrt.cu tests/cli/vadd.cu
 # check-cuda.sh builds its programs with the configured nvcc (none: it skips).
@@ -40,6 +40,7 @@ tests/cli/check-cuda.log: tests/cli/drvonly$(EXEEXT)
 $(CLI_TESTS:.sh=.log): cushim$(EXEEXT) libcushim.la tests/cli/legacy$(EXEEXT)
 # The fake drivers of tests/fake (the test skips when they are not there).
 tests/cli/fake-driver.log: $(FAKE_DRIVERS) $(FAKE_NO_RUNTIME)
+tests/cli/driver-search.log: $(FAKE_DRIVERS) $(FAKE_NO_RUNTIME) $(FAKE_BAD)
 
 # ---- make installcheck: the installed command runs a program under the installed library ----
 installcheck-local: installcheck-cushim
