@@ -93,15 +93,14 @@ int cli_elf_checkable(Elf *elf, const char **machine, const char **why);
 int cli_elf_native(const char *path);
 /* $ORIGIN, $LIB and $PLATFORM expanded in a DT_RPATH/DT_RUNPATH list; malloc'd. */
 char *cli_ld_expand(const char *list, const char *origin);
-/* Find a DT_NEEDED name as the loader would: rpath (the expanded DT_RPATH of
- * the loading object and its loaders, NULL if it has DT_RUNPATH), then
- * LD_LIBRARY_PATH, then runpath (its expanded DT_RUNPATH), the loader cache and
- * the default folders. Files of another machine, and those reject() refuses,
- * are skipped. 0 and the path in out, or -1. */
+/* Find a DT_NEEDED name as the library finds the real driver (src/ldsearch.h):
+ * rpath (the expanded DT_RPATH of the loading object and its loaders, NULL if
+ * it has DT_RUNPATH), then LD_LIBRARY_PATH, then runpath (its expanded
+ * DT_RUNPATH), the folders of /etc/ld.so.conf and the default folders. Files
+ * of another machine, and those reject() refuses, are skipped. 0 and the path
+ * in out, or -1. */
 int cli_ld_search(const char *name, const char *rpath, const char *runpath,
 		  int (*reject)(const char *path), char *out, size_t size);
-/* The loader cache (ldconfig -p), entries for this machine only. */
-int cli_ld_cache_lookup(const char *name, int (*reject)(const char *path), char *out, size_t size);
 
 /* ---- JSON output (json.c) ---- */
 void json_string(FILE *f, const char *s);
