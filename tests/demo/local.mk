@@ -2,12 +2,10 @@
 # -z now, importing symbols an 11.4 driver lacks; make demo runs it on the
 # fake 11.4 driver without and with cushim.
 check_PROGRAMS += tests/demo/newer-app
-tests_demo_newer_app_SOURCES = tests/demo/newer-app.c
-tests_demo_newer_app_CPPFLAGS = -I$(CUDA_INCDIR)
-# linked against the fake 13.0 libcuda.so.1, as it would be against the toolkit's stub
-tests_demo_newer_app_LDFLAGS = -Ltests/fake/drv-13.0 -Wl,-z,now
+tests_demo_newer_app_CPPFLAGS = $(FAKE_APP_CPPFLAGS)
+tests_demo_newer_app_LDFLAGS = $(FAKE_APP_LDFLAGS)
 tests_demo_newer_app_LDADD = -lcuda
-EXTRA_tests_demo_newer_app_DEPENDENCIES = tests/fake/drv-13.0/libcuda.so.1
+EXTRA_tests_demo_newer_app_DEPENDENCIES = $(FAKE_APP_DEPS)
 
 # make demo: what cushim is for, on a machine without a GPU.  tests/fake/no-rt
 # keeps this machine's own libcudart (if any) out of the way: the fake driver
