@@ -3,21 +3,30 @@
 # samples/common/suite-checks-test.sh on crafted logs. Each prints one line naming
 # what is wrong and returns 1; none passes on missing or empty input.
 
+# sc_inputs KIND TEST FILE...: there is at least one FILE, and each passes
+# `test TEST FILE` (-s: present and not empty, -f: present); else one line
+# naming the KIND of file that is missing.
+sc_inputs() {
+	sc_kind=$1 sc_test=$2
+	shift 2
+	if [ $# -eq 0 ]; then
+		echo "check: no $sc_kind file"
+		return 1
+	fi
+	for sc_f in "$@"; do
+		if ! test "$sc_test" "$sc_f"; then
+			echo "check: the $sc_kind $sc_f is missing$([ "$sc_test" = -s ] && echo ' or empty')"
+			return 1
+		fi
+	done
+}
+
 # sc_counts OUT FILE...: the "name calls errors" lines of CUSHIM_SUMMARY JSON
 # files (the processes of one run), summed per function and sorted, into OUT.
 sc_counts() {
 	sc_out=$1
 	shift
-	if [ $# -eq 0 ]; then
-		echo "check: no summary file"
-		return 1
-	fi
-	for sc_f in "$@"; do
-		if [ ! -s "$sc_f" ]; then
-			echo "check: the summary $sc_f is missing or empty"
-			return 1
-		fi
-	done
+	sc_inputs summary -s "$@" || return 1
 	sed -n 's/^ *{"name": "\([^"]*\)", "calls": \([0-9]*\), "errors": \([0-9]*\).*/\1 \2 \3/p' "$@" |
 		awk '{ c[$1] += $2; e[$1] += $3 } END { for (k in c) print k, c[k], e[k] }' | LC_ALL=C sort >"$sc_out"
 	if [ ! -s "$sc_out" ]; then
@@ -41,16 +50,7 @@ sc_same_counts() {
 sc_trace_calls() {
 	sc_out=$1
 	shift
-	if [ $# -eq 0 ]; then
-		echo "check: no trace file"
-		return 1
-	fi
-	for sc_f in "$@"; do
-		if [ ! -f "$sc_f" ]; then
-			echo "check: the trace $sc_f is missing"
-			return 1
-		fi
-	done
+	sc_inputs trace -f "$@" || return 1
 	awk '$1 == "cushim:" && $5 ~ /^cu[A-Za-z0-9_]*\(/ { sub(/\(.*/, "", $5); n[$5]++ }
 		END { for (k in n) print k, n[k] }' "$@" | LC_ALL=C sort >"$sc_out"
 	if [ ! -s "$sc_out" ]; then
