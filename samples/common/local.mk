@@ -3,7 +3,7 @@
 # cudaGetDriverEntryPointByVersion); suite-checks.sh holds the checks the
 # suites' scripts share, proven on crafted logs without a GPU by
 # suite-checks-test.sh; suite-env.sh is the scripts' common start.
-RTROUTE_SOURCES = samples/common/rtroute.c samples/common/rtroute.h
+RTROUTE_SOURCES = samples/common/rtroute.c samples/common/rtroute.h samples/common/rtroute-shared.h
 RTROUTE_CPPFLAGS = -DRTROUTE -I$(srcdir)/samples/common
 RTROUTE_LINKFLAGS = -L$(CUDA_INCDIR)/../lib64 -Wl,-rpath,$(CUDA_INCDIR)/../lib64 -Wl,--no-as-needed
 RTROUTE_LIBS = -lcudart -ldl -lpthread
