@@ -3,15 +3,22 @@
 # and samples/userbuffers/userbuffers.sh, run with SUITE_CHECK_DIR on crafted
 # outputs (no GPU), pass a good set and fail each broken one: an empty trace,
 # a missing summary, a cuMulticast* call in the trace, counts that differ
-# between the traced and untraced runs, differing results, a named function
-# never called, and a 12.0 run that failed without the runtime refusing the
+# between the traced and untraced runs, differing results, a function never
+# called that the suite's header names or that rtroute-shared.h (which it
+# includes) names, and a 12.0 run that failed without the runtime refusing the
 # driver, or passed with other results.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/suite-checks.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 fail=0 n=0
 
-# good DIR HEADER: outputs that every check accepts, for the functions HEADER names.
+# redirected HEADER: the functions HEADER names ("#define cuX RTROUTE_CALL").
+redirected() {
+	sed -n 's/^#define \(cu[A-Za-z0-9_]*\) RTROUTE_CALL(.*/\1/p' "$1"
+}
+
+# good DIR HEADER: outputs that every check accepts, for the functions HEADER
+# and rtroute-shared.h name.
 good() {
 	rm -rf "$1"
 	mkdir -p "$1"
@@ -20,7 +27,7 @@ good() {
 	cp "$1/rt-plain.res" "$1/rt-masq-trace.res"
 	echo 1 >"$1/rt-masq-12.0.rc"
 	echo 'rtroute: cannot find the driver entry point cuInit: cudaGetDriverEntryPointByVersion(cuInit, 12000) returned cudaErrorInsufficientDriver (35), status -1' >"$1/rt-masq-12.0.err"
-	names=$(sed -n 's/^#define \(cu[A-Za-z0-9_]*\) RTROUTE_CALL(.*/\1/p' "$2")
+	names=$(redirected "$2"; redirected "$top_srcdir/samples/common/rtroute-shared.h")
 	{
 		echo '{"pid": 7, "calls": 99, "functions": ['
 		k=0
@@ -77,8 +84,13 @@ for suite in cufuture/cufuture.sh:cufuture/cufuture-rtroute.h userbuffers/userbu
 	echo 'FAIL three' >>"$d/rt-masq-trace.res"
 	expect fail "results that differ" "$script" "$d"
 	good "$d" "$header"
-	sed -i '/"name": "cuInit_v2"/d' "$d/rt-masq.7.json" "$d/rt-masq-trace.8.json"
-	expect fail "a named function never called" "$script" "$d"
+	shared=$(redirected "$top_srcdir/samples/common/rtroute-shared.h" | head -n 1)
+	sed -i "/\"name\": \"${shared}_v2\"/d" "$d/rt-masq.7.json" "$d/rt-masq-trace.8.json"
+	expect fail "$shared (rtroute-shared.h) never called" "$script" "$d"
+	good "$d" "$header"
+	own=$(redirected "$header" | head -n 1)
+	sed -i "/\"name\": \"${own}_v2\"/d" "$d/rt-masq.7.json" "$d/rt-masq-trace.8.json"
+	expect fail "$own ($(basename "$header")) never called" "$script" "$d"
 	good "$d" "$header"
 	: >"$d/rt-masq-12.0.err"
 	expect fail "a 12.0 run that failed without the runtime refusing the driver" "$script" "$d"

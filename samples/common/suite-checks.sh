@@ -3,21 +3,30 @@
 # samples/common/suite-checks-test.sh on crafted logs. Each prints one line naming
 # what is wrong and returns 1; none passes on missing or empty input.
 
+# sc_inputs KIND TEST FILE...: there is at least one FILE, and each passes
+# `test TEST FILE` (-s: present and not empty, -f: present); else one line
+# naming the KIND of file that is missing.
+sc_inputs() {
+	sc_kind=$1 sc_test=$2
+	shift 2
+	if [ $# -eq 0 ]; then
+		echo "check: no $sc_kind file"
+		return 1
+	fi
+	for sc_f in "$@"; do
+		if ! test "$sc_test" "$sc_f"; then
+			echo "check: the $sc_kind $sc_f is missing$([ "$sc_test" = -s ] && echo ' or empty')"
+			return 1
+		fi
+	done
+}
+
 # sc_counts OUT FILE...: the "name calls errors" lines of CUSHIM_SUMMARY JSON
 # files (the processes of one run), summed per function and sorted, into OUT.
 sc_counts() {
 	sc_out=$1
 	shift
-	if [ $# -eq 0 ]; then
-		echo "check: no summary file"
-		return 1
-	fi
-	for sc_f in "$@"; do
-		if [ ! -s "$sc_f" ]; then
-			echo "check: the summary $sc_f is missing or empty"
-			return 1
-		fi
-	done
+	sc_inputs summary -s "$@" || return 1
 	sed -n 's/^ *{"name": "\([^"]*\)", "calls": \([0-9]*\), "errors": \([0-9]*\).*/\1 \2 \3/p' "$@" |
 		awk '{ c[$1] += $2; e[$1] += $3 } END { for (k in c) print k, c[k], e[k] }' | LC_ALL=C sort >"$sc_out"
 	if [ ! -s "$sc_out" ]; then
@@ -41,16 +50,7 @@ sc_same_counts() {
 sc_trace_calls() {
 	sc_out=$1
 	shift
-	if [ $# -eq 0 ]; then
-		echo "check: no trace file"
-		return 1
-	fi
-	for sc_f in "$@"; do
-		if [ ! -f "$sc_f" ]; then
-			echo "check: the trace $sc_f is missing"
-			return 1
-		fi
-	done
+	sc_inputs trace -f "$@" || return 1
 	awk '$1 == "cushim:" && $5 ~ /^cu[A-Za-z0-9_]*\(/ { sub(/\(.*/, "", $5); n[$5]++ }
 		END { for (k in n) print k, n[k] }' "$@" | LC_ALL=C sort >"$sc_out"
 	if [ ! -s "$sc_out" ]; then
@@ -73,14 +73,31 @@ sc_no_multicast() {
 	fi
 }
 
+# sc_redirects HEADER: the lines of a suite's redirect header, then those of
+# the headers it includes ('#include "X"') from its own folder or from
+# samples/common (rtroute-shared.h: the redirects both suites need).
+sc_redirects() {
+	cat "$1" || return 1
+	for sc_i in $(sed -n 's/^#include "\(.*\)"$/\1/p' "$1"); do
+		for sc_dir in "$(dirname "$1")" "$top_srcdir/samples/common"; do
+			if [ -f "$sc_dir/$sc_i" ]; then
+				cat "$sc_dir/$sc_i"
+				break
+			fi
+		done
+	done
+}
+
 # sc_coverage HEADER NGPUS COUNTS...: every driver function the suite's
-# redirect header names ("#define cuX RTROUTE_CALL(cuX, V)") was called in one
-# of the runs (an ABI name such as cuMemAlloc_v2 counts for cuMemAlloc); one
-# marked "two GPUs" may go uncalled where there are fewer.
+# redirect header and the headers it includes name ("#define cuX
+# RTROUTE_CALL(cuX, V)") was called in one of the runs (an ABI name such as
+# cuMemAlloc_v2 counts for cuMemAlloc); one marked "two GPUs" may go uncalled
+# where there are fewer.
 sc_coverage() {
 	sc_h=$1 sc_ngpus=$2
 	shift 2
-	sc_named=$(sed -n 's/^#define \(cu[A-Za-z0-9_]*\) RTROUTE_CALL(.*/\1/p' "$sc_h" 2>/dev/null)
+	sc_text=$(sc_redirects "$sc_h" 2>/dev/null)
+	sc_named=$(printf '%s\n' "$sc_text" | sed -n 's/^#define \(cu[A-Za-z0-9_]*\) RTROUTE_CALL(.*/\1/p')
 	if [ -z "$sc_named" ] || [ $# -eq 0 ]; then
 		echo "check: no functions named in $sc_h, or no counts to compare them with"
 		return 1
@@ -90,7 +107,7 @@ sc_coverage() {
 	for sc_f in $sc_named; do
 		if printf '%s\n' "$sc_called" | grep -qx "$sc_f"; then
 			continue
-		elif [ "$sc_ngpus" -lt 2 ] && grep -q "^#define $sc_f RTROUTE_CALL(.*/\* two GPUs \*/" "$sc_h"; then
+		elif [ "$sc_ngpus" -lt 2 ] && printf '%s\n' "$sc_text" | grep -q "^#define $sc_f RTROUTE_CALL(.*/\* two GPUs \*/"; then
 			sc_skipped="$sc_skipped $sc_f"
 		else
 			sc_missing="$sc_missing $sc_f"

@@ -59,30 +59,32 @@ cufuture_status cufk_sleep(int dev, CUstream s, unsigned long long ns)
 	return launch(dev, K_SLEEP, s, 1, a);
 }
 
+/* An elementwise kernel over n elements, whose arguments are (*x, *y, n): at
+ * least two blocks. */
+static cufuture_status launch_n(int dev, int k, CUstream s, void *x, void *y, size_t n)
+{
+	void *a[] = { x, y, &n };
+	unsigned grid = grid_for(n);
+
+	return launch(dev, k, s, grid < 2 ? 2 : grid, a);
+}
+
 cufuture_status cufk_fill(int dev, CUstream s, CUdeviceptr p, int v, size_t n)
 {
-	void *a[] = { &p, &v, &n };
-
-	return launch(dev, K_FILL, s, grid_for(n) < 2 ? 2 : grid_for(n), a);
+	return launch_n(dev, K_FILL, s, &p, &v, n);
 }
 
 cufuture_status cufk_add(int dev, CUstream s, CUdeviceptr p, int v, size_t n)
 {
-	void *a[] = { &p, &v, &n };
-
-	return launch(dev, K_ADD, s, grid_for(n) < 2 ? 2 : grid_for(n), a);
+	return launch_n(dev, K_ADD, s, &p, &v, n);
 }
 
 cufuture_status cufk_copy(int dev, CUstream s, CUdeviceptr dst, CUdeviceptr src, size_t n)
 {
-	void *a[] = { &dst, &src, &n };
-
-	return launch(dev, K_COPY, s, grid_for(n) < 2 ? 2 : grid_for(n), a);
+	return launch_n(dev, K_COPY, s, &dst, &src, n);
 }
 
 cufuture_status cufk_fscale(int dev, CUstream s, CUdeviceptr p, float k, size_t n)
 {
-	void *a[] = { &p, &k, &n };
-
-	return launch(dev, K_FSCALE, s, grid_for(n) < 2 ? 2 : grid_for(n), a);
+	return launch_n(dev, K_FSCALE, s, &p, &k, n);
 }

@@ -140,6 +140,68 @@ static int *hbuf(void)
 
 #define EXPECT_ALL(h, v, what) do { long i_ = bad_index((h), N, (v)); \
 	CHECK(i_ < 0, "%s: element %ld is %d, expected %d", (what), i_, i_ < 0 ? 0 : (h)[i_], (v)); } while (0)
+/* A step that is a helper below: its failure has already set why. */
+#define TRY(step) do { if ((step) != 0) return 1; } while (0)
+
+/* The producer of most tests: s becomes cuda:0's current stream, and on it a
+ * GPU sleep of ns, then x filled with v. */
+static int produce(CUstream s, unsigned long long ns, CUdeviceptr x, int v)
+{
+	OK(cufuture_set_current_stream(s));
+	OK(cufk_sleep(0, s, ns));
+	OK(cufk_fill(0, s, x, v, N));
+	return 0;
+}
+
+/* The consumer: s becomes cuda:0's current stream, f is waited for, and x,
+ * read in stream order on s, must hold v everywhere. */
+static int consume(cufuture *f, CUstream s, CUdeviceptr x, int v, const char *what)
+{
+	int *h = hbuf();
+
+	OK(cufuture_set_current_stream(s));
+	OK(cufuture_wait_and_throw(f));
+	CU(read_on(0, s, x, h, BYTES));
+	EXPECT_ALL(h, v, what);
+	return 0;
+}
+
+/* The end of a test on cuda:0: no current stream, then child c and future f
+ * released, buffers x and y freed, streams A and B destroyed (each NULL or 0
+ * skipped). */
+static int finish(cufuture *f, cufuture *c, CUdeviceptr x, CUdeviceptr y, CUstream A, CUstream B)
+{
+	cufuture_set_current_stream(NULL);
+	cufuture_release(c);
+	cufuture_release(f);
+	if (x)
+		dfree(0, x);
+	if (y)
+		dfree(0, y);
+	rmstream(A);
+	rmstream(B);
+	return 0;
+}
+
+/* A then callback's result: buf as the child's value, or, when !ok, the error
+ * "WHAT failed". */
+static int then_result(cufuture_result *r, int ok, CUdeviceptr buf, const char *what)
+{
+	if (!ok) {
+		snprintf(r->error, sizeof r->error, "%s failed", what);
+		return 1;
+	}
+	r->nbufs = 1;
+	r->bufs[0] = buf;
+	return 0;
+}
+
+static CUdeviceptr first_buffer(cufuture *f)
+{
+	size_t n;
+
+	return cufuture_buffers(f, &n)[0];
+}
 
 /* ---- tests ---- */
 
@@ -180,10 +242,8 @@ static int t_extract_value(void)
 	double t0, t_mark, t_wait, t_read;
 
 	CHECK(A && B && x && y, "setup failed");
-	OK(cufuture_set_current_stream(A));
 	t0 = now();
-	OK(cufk_sleep(0, A, SLEEP_1S));
-	OK(cufk_fill(0, A, x, 7, N));
+	TRY(produce(A, SLEEP_1S, x, 7));
 	OK(cufk_fill(0, A, y, 8, N));
 	OK(cufuture_create(&f, &d0, 1));
 	OK(cufuture_mark_completed(f, &x, (CUdeviceptr[]){ x, y }, 2));
@@ -201,13 +261,7 @@ static int t_extract_value(void)
 	CHECK(t_wait < 0.5, "wait blocked the host %.3f s", t_wait);
 	CHECK(t_read > 0.9, "the read finished after %.3f s, before the 1 s kernel", t_read);
 	CHECK(cufuture_value(f) == &x, "value lost");
-	cufuture_set_current_stream(NULL);
-	cufuture_release(f);
-	dfree(0, x);
-	dfree(0, y);
-	rmstream(A);
-	rmstream(B);
-	return 0;
+	return finish(f, NULL, x, y, A, B);
 }
 
 /* #48503: completed() is a host flag, true while the event is not ready. */
@@ -219,9 +273,7 @@ static int t_completed_before_gpu(void)
 	cufuture *f;
 	CUresult q;
 
-	OK(cufuture_set_current_stream(A));
-	OK(cufk_sleep(0, A, SLEEP_HALF));
-	OK(cufk_fill(0, A, x, 1, N));
+	TRY(produce(A, SLEEP_HALF, x, 1));
 	OK(cufuture_create(&f, &d0, 1));
 	OK(cufuture_mark_completed(f, NULL, &x, 1));
 	q = cuEventQuery(cufuture_event(f, 0));
@@ -229,11 +281,7 @@ static int t_completed_before_gpu(void)
 	CHECK(q == CUDA_ERROR_NOT_READY, "cuEventQuery = %d, expected CUDA_ERROR_NOT_READY", (int)q);
 	CU(cuStreamSynchronize(A));
 	CU(cuEventQuery(cufuture_event(f, 0)));
-	cufuture_set_current_stream(NULL);
-	cufuture_release(f);
-	dfree(0, x);
-	rmstream(A);
-	return 0;
+	return finish(f, NULL, x, 0, A, NULL);
 }
 
 struct seen {
@@ -276,9 +324,7 @@ static int t_callback_stream(void)
 		s[i].src = x;
 		s[i].dst = dalloc(0, BYTES);
 	}
-	OK(cufuture_set_current_stream(A));
-	OK(cufk_sleep(0, A, SLEEP_HALF));
-	OK(cufk_fill(0, A, x, 5, N));
+	TRY(produce(A, SLEEP_HALF, x, 5));
 	OK(cufuture_create(&f, &d0, 1));
 	OK(cufuture_add_callback(f, cb_record, &s[0]));
 	OK(cufuture_add_callback(f, cb_record, &s[1]));
@@ -306,32 +352,24 @@ static int t_callback_stream(void)
 		EXPECT_ALL(h, 5, "what the callback read");
 		dfree(0, s[i].dst);
 	}
-	cufuture_set_current_stream(NULL);
-	cufuture_release(f);
-	dfree(0, x);
-	rmstream(A);
-	return 0;
+	return finish(f, NULL, x, 0, A, NULL);
 }
 
 /* A then callback that adds 1 on its own (callback) stream. */
 static int then_add1_gpu(cufuture *parent, void *arg, cufuture_result *r)
 {
-	size_t n;
-	const CUdeviceptr *b = cufuture_buffers(parent, &n);
-	int *calls = arg;
+	int *calls = arg, ok;
+	CUdeviceptr x;
 
 	if (cufuture_has_error(parent)) {
 		snprintf(r->error, sizeof r->error, "%s", cufuture_error(parent));
 		return 1;
 	}
-	if (cufk_add(0, cufuture_current_stream(0), b[0], 1, N) != CUFUTURE_OK) {
-		snprintf(r->error, sizeof r->error, "launch failed");
-		return 1;
-	}
-	__atomic_add_fetch(calls, 1, __ATOMIC_RELAXED);
-	r->nbufs = 1;
-	r->bufs[0] = b[0];
-	return 0;
+	x = first_buffer(parent);
+	ok = cufk_add(0, cufuture_current_stream(0), x, 1, N) == CUFUTURE_OK;
+	if (ok)
+		__atomic_add_fetch(calls, 1, __ATOMIC_RELAXED);
+	return then_result(r, ok, x, "launch");
 }
 
 /* test_chained_then (20 levels) with the additions on the GPU, each on a
@@ -340,12 +378,10 @@ static int t_chained_then_gpu(void)
 {
 	CUstream A = mkstream(0), B = mkstream(0);
 	CUdeviceptr x = dalloc(0, BYTES);
-	int *h = hbuf(), d0 = 0, calls = 0;
+	int d0 = 0, calls = 0;
 	cufuture *f, *cur, *next;
 
-	OK(cufuture_set_current_stream(A));
-	OK(cufk_sleep(0, A, SLEEP_HALF));
-	OK(cufk_fill(0, A, x, 0, N));
+	TRY(produce(A, SLEEP_HALF, x, 0));
 	OK(cufuture_create(&f, &d0, 1));
 	cur = cufuture_retain(f);
 	for (int i = 0; i < 20; i++) { /* queued before completion */
@@ -361,17 +397,8 @@ static int t_chained_then_gpu(void)
 		cufuture_release(cur);
 		cur = next;
 	}
-	OK(cufuture_set_current_stream(B));
-	OK(cufuture_wait_and_throw(cur));
-	CU(read_on(0, B, x, h, BYTES));
-	EXPECT_ALL(h, 40, "after 40 chained then");
-	cufuture_set_current_stream(NULL);
-	cufuture_release(cur);
-	cufuture_release(f);
-	dfree(0, x);
-	rmstream(A);
-	rmstream(B);
-	return 0;
+	TRY(consume(cur, B, x, 40, "after 40 chained then"));
+	return finish(f, cur, x, 0, A, B);
 }
 
 static int then_add1_host(cufuture *parent, void *arg, cufuture_result *r)
@@ -671,11 +698,7 @@ static int t_pool_record_stream(void)
 	printf("# pool_record_stream: %lu allocs, %lu reuses, %lu deferred\n", st.allocs, st.reuses, st.deferred);
 	cuEventDestroy(ev);
 	cufuture_pool_destroy(p);
-	cufuture_set_current_stream(NULL);
-	dfree(0, out);
-	rmstream(A);
-	rmstream(B);
-	return 0;
+	return finish(NULL, NULL, out, 0, A, B);
 }
 
 struct slow_reader {
@@ -771,37 +794,24 @@ static int t_wait_other_thread(void)
 	OK(cufuture_create(&w.f, &d0, 1));
 	CHECK(pthread_create(&t, NULL, waiter_main, &w) == 0, "pthread_create failed");
 	usleep(500000);
-	OK(cufuture_set_current_stream(A));
-	OK(cufk_sleep(0, A, SLEEP_HALF / 2));
-	OK(cufk_fill(0, A, w.x, 6, N));
+	TRY(produce(A, SLEEP_HALF / 2, w.x, 6));
 	OK(cufuture_mark_completed(w.f, NULL, &w.x, 1));
 	pthread_join(t, NULL);
 	printf("# wait_other_thread: the waiter blocked %.1f ms\n", w.waited * 1e3);
 	CHECK(w.status == CUFUTURE_OK, "the waiter failed (%d)", w.status);
 	CHECK(w.waited > 0.4 && w.waited < 1.0, "the waiter blocked %.3f s, expected about 0.5", w.waited);
 	CHECK(w.bad < 0, "the waiter read a wrong element %d", w.bad);
-	cufuture_set_current_stream(NULL);
-	cufuture_release(w.f);
-	dfree(0, w.x);
-	rmstream(A);
-	return 0;
+	return finish(w.f, NULL, w.x, 0, A, NULL);
 }
 
 /* _callback_changes_devices, single-GPU variant: the then callback copies the
  * value into a new buffer on its stream; the child is read on stream B. */
 static int then_copy_same_device(cufuture *parent, void *arg, cufuture_result *r)
 {
-	size_t n;
-	const CUdeviceptr *b = cufuture_buffers(parent, &n);
 	CUdeviceptr dst = *(CUdeviceptr *)arg;
 
-	if (cufk_copy(0, cufuture_current_stream(0), dst, b[0], N) != CUFUTURE_OK) {
-		snprintf(r->error, sizeof r->error, "copy failed");
-		return 1;
-	}
-	r->nbufs = 1;
-	r->bufs[0] = dst;
-	return 0;
+	return then_result(r, cufk_copy(0, cufuture_current_stream(0), dst, first_buffer(parent), N) == CUFUTURE_OK,
+			   dst, "copy");
 }
 
 static int t_two_stream_copy(void)
@@ -809,41 +819,27 @@ static int t_two_stream_copy(void)
 	CUstream A = mkstream(0), B = mkstream(0);
 	CUdeviceptr x = dalloc(0, BYTES), y = dalloc(0, BYTES);
 	cufuture *f, *c;
-	int *h = hbuf(), d0 = 0;
+	int d0 = 0;
 
-	OK(cufuture_set_current_stream(A));
-	OK(cufk_sleep(0, A, SLEEP_HALF));
-	OK(cufk_fill(0, A, x, 1, N));
+	TRY(produce(A, SLEEP_HALF, x, 1));
 	OK(cufuture_create(&f, &d0, 1));
 	OK(cufuture_then(f, then_copy_same_device, &y, &c));
 	OK(cufuture_mark_completed(f, NULL, &x, 1));
-	OK(cufuture_set_current_stream(B));
-	OK(cufuture_wait_and_throw(c));
-	CU(read_on(0, B, y, h, BYTES));
-	EXPECT_ALL(h, 1, "the copy read on stream B");
-	cufuture_set_current_stream(NULL);
-	cufuture_release(c);
-	cufuture_release(f);
-	dfree(0, x);
-	dfree(0, y);
-	rmstream(A);
-	rmstream(B);
-	return 0;
+	TRY(consume(c, B, y, 1, "the copy read on stream B"));
+	return finish(f, c, x, y, A, B);
 }
 
 /* _callback_changes_devices: cuda:0 -> cuda:1 in the callback. */
 static int then_copy_to_dev1(cufuture *parent, void *arg, cufuture_result *r)
 {
-	size_t n;
-	const CUdeviceptr *b = cufuture_buffers(parent, &n);
-	CUdeviceptr dst = *(CUdeviceptr *)arg;
+	CUdeviceptr src = first_buffer(parent), dst = *(CUdeviceptr *)arg;
 	CUstream s0 = cufuture_current_stream(0), s1 = cufuture_current_stream(1);
 	CUevent ev = NULL;
 	CUcontext c;
 	int ok;
 
 	cuCtxPushCurrent(cufuture_context(0));
-	ok = cuMemcpyPeerAsync(dst, cufuture_context(1), b[0], cufuture_context(0), BYTES, s0) == CUDA_SUCCESS &&
+	ok = cuMemcpyPeerAsync(dst, cufuture_context(1), src, cufuture_context(0), BYTES, s0) == CUDA_SUCCESS &&
 	     cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS && cuEventRecord(ev, s0) == CUDA_SUCCESS;
 	cuCtxPopCurrent(&c);
 	cuCtxPushCurrent(cufuture_context(1));
@@ -851,13 +847,7 @@ static int then_copy_to_dev1(cufuture *parent, void *arg, cufuture_result *r)
 	cuCtxPopCurrent(&c);
 	if (ev)
 		cuEventDestroy(ev);
-	if (!ok) {
-		snprintf(r->error, sizeof r->error, "peer copy failed");
-		return 1;
-	}
-	r->nbufs = 1;
-	r->bufs[0] = dst;
-	return 0;
+	return then_result(r, ok, dst, "peer copy");
 }
 
 static int t_two_device_copy(void)
@@ -873,9 +863,7 @@ static int t_two_device_copy(void)
 	B1 = mkstream(1);
 	x = dalloc(0, BYTES);
 	y = dalloc(1, BYTES);
-	OK(cufuture_set_current_stream(A));
-	OK(cufk_sleep(0, A, SLEEP_HALF));
-	OK(cufk_fill(0, A, x, 1, N));
+	TRY(produce(A, SLEEP_HALF, x, 1));
 	OK(cufuture_create(&f, devs, 2));
 	OK(cufuture_then(f, then_copy_to_dev1, &y, &c));
 	OK(cufuture_mark_completed(f, NULL, &x, 1));
@@ -906,9 +894,7 @@ static int t_precompleted(void)
 	memset(&s, 0, sizeof s);
 	s.src = x;
 	s.dst = dalloc(0, BYTES);
-	OK(cufuture_set_current_stream(A));
-	OK(cufk_sleep(0, A, SLEEP_HALF));
-	OK(cufk_fill(0, A, x, 2, N));
+	TRY(produce(A, SLEEP_HALF, x, 2));
 	OK(cufuture_create_completed(&f, &d0, 1, &x, &x, 1));
 	CHECK(cufuture_completed(f) && cufuture_has_value(f), "not complete at creation");
 	CHECK(cuEventQuery(cufuture_event(f, 0)) == CUDA_ERROR_NOT_READY, "the GPU work finished too early");
@@ -920,13 +906,7 @@ static int t_precompleted(void)
 	devsync(0);
 	CU(read_on(0, NULL, s.dst, h, BYTES));
 	EXPECT_ALL(h, 2, "the inline callback's read");
-	cufuture_set_current_stream(NULL);
-	cufuture_release(c);
-	cufuture_release(f);
-	dfree(0, x);
-	dfree(0, s.dst);
-	rmstream(A);
-	return 0;
+	return finish(f, c, x, s.dst, A, NULL);
 }
 
 /* test_collect_all, test_wait_all: the first error in list order. */
@@ -966,16 +946,10 @@ static int t_collect_all(void)
 /* test_ddp_comm_hook_allreduce_with_then_hook_nccl: x10 then x0.5 on the GPU */
 static int then_scale(cufuture *parent, void *arg, cufuture_result *r)
 {
-	size_t n;
-	const CUdeviceptr *b = cufuture_buffers(parent, &n);
+	CUdeviceptr x = first_buffer(parent);
 
-	if (cufk_fscale(0, cufuture_current_stream(0), b[0], *(float *)arg, N) != CUFUTURE_OK) {
-		snprintf(r->error, sizeof r->error, "scale failed");
-		return 1;
-	}
-	r->nbufs = 1;
-	r->bufs[0] = b[0];
-	return 0;
+	return then_result(r, cufk_fscale(0, cufuture_current_stream(0), x, *(float *)arg, N) == CUFUTURE_OK, x,
+			   "scale");
 }
 
 static int t_then_hook(void)
@@ -987,9 +961,7 @@ static int t_then_hook(void)
 	cufuture *f, *c1, *c2;
 	int d0 = 0;
 
-	OK(cufuture_set_current_stream(A));
-	OK(cufk_sleep(0, A, SLEEP_HALF / 2));
-	OK(cufk_fill(0, A, x, quarter.i, N));
+	TRY(produce(A, SLEEP_HALF / 2, x, quarter.i));
 	OK(cufuture_create(&f, &d0, 1));
 	OK(cufuture_then(f, then_scale, &ten, &c1));
 	OK(cufuture_then(c1, then_scale, &half, &c2));
@@ -999,14 +971,8 @@ static int t_then_hook(void)
 	CU(read_on(0, B, x, h, BYTES));
 	for (size_t i = 0; i < N; i++)
 		CHECK(h[i] == 1.25f, "element %zu is %g, expected 1.25", i, (double)h[i]);
-	cufuture_set_current_stream(NULL);
 	cufuture_release(c2);
-	cufuture_release(c1);
-	cufuture_release(f);
-	dfree(0, x);
-	rmstream(A);
-	rmstream(B);
-	return 0;
+	return finish(f, c1, x, 0, A, B);
 }
 
 /* The driver's error names reach the program (every message relies on them). */
@@ -1061,7 +1027,7 @@ static int t_non_cuda_buffers(void)
 	CUstream A = mkstream(0), B = mkstream(0);
 	CUdeviceptr x = dalloc(0, BYTES);
 	void *pinned = NULL;
-	int *plain = malloc(64), *h = hbuf(), d0 = 0;
+	int *plain = malloc(64), d0 = 0;
 	cufuture *f, *g;
 	size_t nb = 0;
 	CUcontext c;
@@ -1070,29 +1036,19 @@ static int t_non_cuda_buffers(void)
 	CU(cuMemAllocHost(&pinned, 4096));
 	cuCtxPopCurrent(&c);
 	CHECK(plain && pinned, "setup failed");
-	OK(cufuture_set_current_stream(A));
-	OK(cufk_sleep(0, A, SLEEP_HALF / 2));
-	OK(cufk_fill(0, A, x, 12, N));
+	TRY(produce(A, SLEEP_HALF / 2, x, 12));
 	OK(cufuture_create(&f, &d0, 1));
 	OK(cufuture_mark_completed(f, NULL, (CUdeviceptr[]){ (CUdeviceptr)(uintptr_t)plain, x,
 				   (CUdeviceptr)(uintptr_t)pinned }, 3));
 	CHECK(cufuture_has_value(f) && cufuture_event(f, 0), "not completed with one event on cuda:0");
 	CHECK(cufuture_buffers(f, &nb) && nb == 3, "the value lost buffers (%zu)", nb);
-	OK(cufuture_set_current_stream(B));
-	OK(cufuture_wait_and_throw(f));
-	CU(read_on(0, B, x, h, BYTES));
-	EXPECT_ALL(h, 12, "the device buffer");
+	TRY(consume(f, B, x, 12, "the device buffer"));
 	OK(cufuture_create(&g, &d0, 1)); /* host buffers only: complete, no event */
 	OK(cufuture_mark_completed(g, NULL, (CUdeviceptr[]){ (CUdeviceptr)(uintptr_t)plain }, 1));
 	CHECK(cufuture_has_value(g) && !cufuture_event(g, 0), "a host-only value got an event or an error");
-	cufuture_set_current_stream(NULL);
-	cufuture_release(g);
-	cufuture_release(f);
+	finish(f, g, x, 0, A, B);
 	CU(cuMemFreeHost(pinned));
 	free(plain);
-	dfree(0, x);
-	rmstream(A);
-	rmstream(B);
 	return 0;
 }
 

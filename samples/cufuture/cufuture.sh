@@ -9,15 +9,9 @@
 # checks of samples/common/suite-checks.sh (sc_rt_checks) judge those runs.
 # SUITE_CHECK_DIR=DIR runs only those checks, on the outputs in DIR.
 : "${top_builddir:=$(pwd)}" "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-. "$top_srcdir/samples/common/suite-checks.sh"
-if [ -n "$SUITE_CHECK_DIR" ]; then
-	sc_rt_checks "$SUITE_CHECK_DIR" "$top_srcdir/samples/cufuture/cufuture-rtroute.h" "${NGPUS:-1}" && exit 0
-	exit 1
-fi
-. "$top_srcdir/tests/gpu/gpu-env.sh"
+. "$top_srcdir/samples/common/suite-env.sh"
 T="$top_builddir/samples/cufuture/cufuture-test"
-[ -x "$T" ] || { echo "cufuture: $T not built (no nvcc?); skipping"; exit 77; }
-[ -f "$SHIM" ] || { echo "cufuture: no shim at $SHIM"; exit 1; }
+sc_suite_begin cufuture "$top_srcdir/samples/cufuture/cufuture-rtroute.h" "$T"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cufuture.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 fail=0

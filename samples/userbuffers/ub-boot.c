@@ -113,36 +113,55 @@ int ub_fd_socket(struct ub_boot *b)
 	return s;
 }
 
-int ub_fd_send(struct ub_boot *b, int sock, int peer, const int *fds, int nfds)
-{
-	struct sockaddr_un a;
-	socklen_t alen = abstract_addr(&a, b->prefix, "fd", peer);
-	char payload = (char)b->rank; /* TE sends one byte; ours names the sender */
-	struct iovec iov = { &payload, 1 };
+/* An SCM_RIGHTS message as the two sides exchange it: a one-byte payload
+ * (TE sends one byte; ours names the sender) and room for UB_MAX_RANKS
+ * descriptors. */
+struct fd_msg {
+	char payload;
+	struct iovec iov;
 	union {
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int) * UB_MAX_RANKS)];
 	} u;
-	struct msghdr m = { 0 };
+	struct msghdr m;
+};
+
+/* Zeroes f and points its header at its payload and at controllen bytes of
+ * its control room. */
+static struct msghdr *fd_msg_init(struct fd_msg *f, size_t controllen)
+{
+	memset(f, 0, sizeof *f);
+	f->iov.iov_base = &f->payload;
+	f->iov.iov_len = 1;
+	f->m.msg_iov = &f->iov;
+	f->m.msg_iovlen = 1;
+	f->m.msg_control = f->u.buf;
+	f->m.msg_controllen = controllen;
+	return &f->m;
+}
+
+int ub_fd_send(struct ub_boot *b, int sock, int peer, const int *fds, int nfds)
+{
+	struct sockaddr_un a;
+	socklen_t alen = abstract_addr(&a, b->prefix, "fd", peer);
+	struct fd_msg f;
+	struct msghdr *m;
 	struct cmsghdr *c;
 	double deadline = now_s() + 30;
 
 	if (nfds < 1 || nfds > UB_MAX_RANKS)
 		return -1;
-	memset(&u, 0, sizeof u);
-	m.msg_name = &a;
-	m.msg_namelen = alen;
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = u.buf;
-	m.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
-	c = CMSG_FIRSTHDR(&m);
+	m = fd_msg_init(&f, CMSG_SPACE(sizeof(int) * (size_t)nfds));
+	f.payload = (char)b->rank;
+	m->msg_name = &a;
+	m->msg_namelen = alen;
+	c = CMSG_FIRSTHDR(m);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
 	memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)nfds);
 	/* Busy-retry as TE does while the peer's socket is missing or full. */
-	while (sendmsg(sock, &m, MSG_NOSIGNAL) != 1) {
+	while (sendmsg(sock, m, MSG_NOSIGNAL) != 1) {
 		if ((errno != ECONNREFUSED && errno != ENOENT && errno != EAGAIN && errno != EINTR) ||
 		    now_s() > deadline) {
 			ub_log(b, "sendmsg(SCM_RIGHTS) to rank %d: %s", peer, strerror(errno));
@@ -155,29 +174,20 @@ int ub_fd_send(struct ub_boot *b, int sock, int peer, const int *fds, int nfds)
 
 int ub_fd_recv(struct ub_boot *b, int sock, int *fds, int max, int *from, int timeout_ms)
 {
-	char payload;
-	struct iovec iov = { &payload, 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int) * UB_MAX_RANKS)];
-	} u;
-	struct msghdr m = { 0 };
+	struct fd_msg f;
+	struct msghdr *m = fd_msg_init(&f, sizeof f.u.buf);
 	struct pollfd p = { sock, POLLIN, 0 };
 	int n = 0;
 
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = u.buf;
-	m.msg_controllen = sizeof u.buf;
 	if (poll(&p, 1, timeout_ms) != 1) {
 		ub_log(b, "no file descriptor arrived within %d ms", timeout_ms);
 		return -1;
 	}
-	if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) != 1) {
+	if (recvmsg(sock, m, MSG_CMSG_CLOEXEC) != 1) {
 		ub_log(b, "recvmsg(SCM_RIGHTS): %s", strerror(errno));
 		return -1;
 	}
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c))
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
 			int k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
 			int got[UB_MAX_RANKS];
@@ -189,14 +199,14 @@ int ub_fd_recv(struct ub_boot *b, int sock, int *fds, int max, int *from, int ti
 					close(got[i]);
 			}
 		}
-	if (m.msg_flags & MSG_CTRUNC) {
+	if (m->msg_flags & MSG_CTRUNC) {
 		ub_log(b, "recvmsg: control data truncated");
 		for (int i = 0; i < n; i++)
 			close(fds[i]);
 		return -1;
 	}
 	if (from)
-		*from = (unsigned char)payload;
+		*from = (unsigned char)f.payload;
 	return n;
 }
 

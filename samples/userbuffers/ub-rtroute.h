@@ -1,61 +1,27 @@
 /* The runtime route of ub-test (built with -DRTROUTE, included last by ub.h):
  * every driver function the sample names, with the CUDA version of the PFN
- * typedef that the pinned lookup (12010, or an older driver's own) returns.
- * samples/common/suite-checks.sh reads the "#define cuX RTROUTE_CALL" lines: each
+ * typedef that the pinned lookup (12010, or an older driver's own) returns;
+ * those that cufuture-test calls too are in rtroute-shared.h.
+ * samples/common/suite-checks.sh reads the "#define cuX RTROUTE_CALL" lines
+ * here and in rtroute-shared.h: each
  * function must be called in the suite's masquerade runs, unless its comment
  * names a condition this machine lacks. The multicast functions are not here:
  * the sample only asks for them (ub-comm.c) and never calls them. */
 #ifndef UB_RTROUTE_H
 #define UB_RTROUTE_H
-#include "rtroute.h"
-#undef cuInit
-#define cuInit RTROUTE_CALL(cuInit, 2000)
-#undef cuDeviceGetCount
-#define cuDeviceGetCount RTROUTE_CALL(cuDeviceGetCount, 2000)
-#undef cuDeviceGet
-#define cuDeviceGet RTROUTE_CALL(cuDeviceGet, 2000)
+#include "rtroute-shared.h"
 #undef cuDeviceGetAttribute
 #define cuDeviceGetAttribute RTROUTE_CALL(cuDeviceGetAttribute, 2000)
 #undef cuDeviceCanAccessPeer
 #define cuDeviceCanAccessPeer RTROUTE_CALL(cuDeviceCanAccessPeer, 4000) /* two GPUs */
-#undef cuDevicePrimaryCtxRetain
-#define cuDevicePrimaryCtxRetain RTROUTE_CALL(cuDevicePrimaryCtxRetain, 7000)
 #undef cuDevicePrimaryCtxRelease
 #define cuDevicePrimaryCtxRelease RTROUTE_CALL(cuDevicePrimaryCtxRelease, 11000)
-#undef cuCtxSetCurrent
-#define cuCtxSetCurrent RTROUTE_CALL(cuCtxSetCurrent, 4000)
-#undef cuCtxSynchronize
-#define cuCtxSynchronize RTROUTE_CALL(cuCtxSynchronize, 2000)
-#undef cuStreamCreate
-#define cuStreamCreate RTROUTE_CALL(cuStreamCreate, 2000)
-#undef cuStreamDestroy
-#define cuStreamDestroy RTROUTE_CALL(cuStreamDestroy, 4000)
-#undef cuStreamSynchronize
-#define cuStreamSynchronize RTROUTE_CALL(cuStreamSynchronize, 2000)
-#undef cuStreamWaitEvent
-#define cuStreamWaitEvent RTROUTE_CALL(cuStreamWaitEvent, 3020)
-#undef cuEventCreate
-#define cuEventCreate RTROUTE_CALL(cuEventCreate, 2000)
-#undef cuEventRecord
-#define cuEventRecord RTROUTE_CALL(cuEventRecord, 2000)
-#undef cuEventDestroy
-#define cuEventDestroy RTROUTE_CALL(cuEventDestroy, 4000)
-#undef cuModuleLoadData
-#define cuModuleLoadData RTROUTE_CALL(cuModuleLoadData, 2000)
-#undef cuModuleGetFunction
-#define cuModuleGetFunction RTROUTE_CALL(cuModuleGetFunction, 2000)
 #undef cuModuleUnload
 #define cuModuleUnload RTROUTE_CALL(cuModuleUnload, 2000)
 #undef cuOccupancyMaxActiveBlocksPerMultiprocessor
 #define cuOccupancyMaxActiveBlocksPerMultiprocessor RTROUTE_CALL(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050)
 #undef cuLaunchKernelEx
 #define cuLaunchKernelEx RTROUTE_CALL(cuLaunchKernelEx, 11060)
-#undef cuMemAlloc
-#define cuMemAlloc RTROUTE_CALL(cuMemAlloc, 3020)
-#undef cuMemFree
-#define cuMemFree RTROUTE_CALL(cuMemFree, 3020)
-#undef cuMemsetD8
-#define cuMemsetD8 RTROUTE_CALL(cuMemsetD8, 3020)
 #undef cuMemsetD32
 #define cuMemsetD32 RTROUTE_CALL(cuMemsetD32, 3020)
 #undef cuMemcpyHtoD
@@ -66,8 +32,6 @@
 #define cuMemcpyDtoDAsync RTROUTE_CALL(cuMemcpyDtoDAsync, 3020)
 #undef cuMemGetInfo
 #define cuMemGetInfo RTROUTE_CALL(cuMemGetInfo, 3020)
-#undef cuGetErrorName
-#define cuGetErrorName RTROUTE_CALL(cuGetErrorName, 6000)
 #undef cuGetProcAddress
 #define cuGetProcAddress RTROUTE_CALL(cuGetProcAddress, 12000)
 #undef cuMemGetAllocationGranularity

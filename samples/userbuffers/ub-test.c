@@ -509,6 +509,61 @@ static int rank_main(struct ub_boot *b, void *arg)
 	return fail;
 }
 
+/* Where the value of an option taking a whole number goes, or NULL. */
+static int *int_option(struct opts *o, const char *a)
+{
+	const struct {
+		const char *name;
+		int *to;
+	} ints[] = { { "--ranks", &o->n }, { "--gpus", &o->gpus }, { "--iters", &o->iters },
+		     { "--cycles", &o->cycles }, { "--withhold", &o->withhold } };
+
+	for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+		if (strcmp(a, ints[i].name) == 0)
+			return ints[i].to;
+	return NULL;
+}
+
+/* Reads the command line into o: 1 when it asks for --features (what follows
+ * is not read), else 0; a word it does not know is usage(). */
+static int parse_args(struct opts *o, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int *to = int_option(o, a);
+#define ARG(name) (strcmp(a, name) == 0 && v && ++i)
+		if (strcmp(a, "--features") == 0)
+			return 1;
+		else if (strcmp(a, "--multicast") == 0)
+			o->multicast = 1;
+		else if (strcmp(a, "--corrupt") == 0)
+			o->corrupt = 1;
+		else if (strcmp(a, "--no-memcheck") == 0) /* for jobs sharing a GPU with another job */
+			o->no_memcheck = 1;
+		else if (to && v && ++i)
+			*to = atoi(v);
+		else if (ARG("--elems"))
+			o->elems = strtoul(v, NULL, 0);
+		else if (ARG("--timeout"))
+			o->timeout = atof(v);
+		else if (ARG("--mode"))
+			o->mode = v;
+		else if (ARG("--route"))
+			o->route = v;
+		else if (ARG("--dtype")) {
+			if (strcmp(v, "bf16") == 0)
+				o->dtype = UB_BF16;
+			else if (strcmp(v, "fp16") == 0)
+				o->dtype = UB_FP16;
+			else
+				usage();
+		} else
+			usage();
+#undef ARG
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .n = 2, .gpus = 1, .iters = 3, .dtype = UB_BF16, .withhold = -1, .cycles = 2,
@@ -520,46 +575,9 @@ int main(int argc, char **argv)
 	if ((t = getenv("UB_JOB_TIMEOUT")))
 		o.job_timeout = atoi(t);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define ARG(name) (strcmp(a, name) == 0 && v && ++i)
-		if (strcmp(a, "--features") == 0) {
-			printf("multicast=%s mpi=%s\n", ub_mc_built(), ub_mpi_built());
-			return 0;
-		} else if (strcmp(a, "--multicast") == 0)
-			o.multicast = 1;
-		else if (strcmp(a, "--corrupt") == 0)
-			o.corrupt = 1;
-		else if (strcmp(a, "--no-memcheck") == 0) /* for jobs sharing a GPU with another job */
-			o.no_memcheck = 1;
-		else if (ARG("--ranks"))
-			o.n = atoi(v);
-		else if (ARG("--gpus"))
-			o.gpus = atoi(v);
-		else if (ARG("--iters"))
-			o.iters = atoi(v);
-		else if (ARG("--elems"))
-			o.elems = strtoul(v, NULL, 0);
-		else if (ARG("--cycles"))
-			o.cycles = atoi(v);
-		else if (ARG("--timeout"))
-			o.timeout = atof(v);
-		else if (ARG("--withhold"))
-			o.withhold = atoi(v);
-		else if (ARG("--mode"))
-			o.mode = v;
-		else if (ARG("--route"))
-			o.route = v;
-		else if (ARG("--dtype")) {
-			if (strcmp(v, "bf16") == 0)
-				o.dtype = UB_BF16;
-			else if (strcmp(v, "fp16") == 0)
-				o.dtype = UB_FP16;
-			else
-				usage();
-		} else
-			usage();
-#undef ARG
+	if (parse_args(&o, argc, argv)) {
+		printf("multicast=%s mpi=%s\n", ub_mc_built(), ub_mpi_built());
+		return 0;
 	}
 	/* Under mpirun: the world's size and this process's rank (or a refusal). */
 	int rank = 0, mpi = ub_boot_init(&o.n, &rank);

@@ -10,21 +10,9 @@
 # SUITE_CHECK_DIR=DIR runs only the runtime-route checks, on the outputs in DIR.
 # Exit 0 pass, 1 fail, 77 skip (no GPU, or the sample not built: no nvcc).
 : "${top_builddir:=$(pwd)}" "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-. "$top_srcdir/samples/common/suite-checks.sh"
-if [ -n "$SUITE_CHECK_DIR" ]; then
-	sc_rt_checks "$SUITE_CHECK_DIR" "$top_srcdir/samples/userbuffers/ub-rtroute.h" "${NGPUS:-1}" && exit 0
-	exit 1
-fi
-. "$top_srcdir/tests/gpu/gpu-env.sh"
+. "$top_srcdir/samples/common/suite-env.sh"
 UB="$top_builddir/samples/userbuffers/ub-test"
-if [ ! -x "$UB" ]; then
-	echo "userbuffers: $UB not built (configure found no nvcc); skipping"
-	exit 77
-fi
-if [ ! -f "$SHIM" ]; then
-	echo "userbuffers: FAIL: no shim at $SHIM"
-	exit 1
-fi
+sc_suite_begin userbuffers "$top_srcdir/samples/userbuffers/ub-rtroute.h" "$UB"
 export UB_TIMEOUT="${UB_TIMEOUT:-20}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cushim-ub.XXXXXX") || exit 1
 # UB_KEEP_DIR=DIR keeps every run's output and the shim logs there.
