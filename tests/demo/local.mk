@@ -2,8 +2,8 @@
 # -z now, importing symbols an 11.4 driver lacks; make demo runs it on the
 # fake 11.4 driver without and with cushim.
 check_PROGRAMS += tests/demo/newer-app
-tests_demo_newer_app_CPPFLAGS = $(FAKE_APP_CPPFLAGS)
-tests_demo_newer_app_LDFLAGS = $(FAKE_APP_LDFLAGS)
+tests_demo_newer_app_CPPFLAGS = $(FAKE_APP_INCLUDES)
+tests_demo_newer_app_LDFLAGS = $(FAKE_APP_LINK)
 tests_demo_newer_app_LDADD = -lcuda
 EXTRA_tests_demo_newer_app_DEPENDENCIES = $(FAKE_APP_DEPS)
 

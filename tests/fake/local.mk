@@ -20,8 +20,8 @@ FAKE_ALL = $(FAKE_DRIVERS) $(FAKE_RUNTIMES) $(FAKE_NO_RUNTIME)
 # A program built as an application is, against the CUDA headers alone and
 # linked with -z now against libcuda.so.1 (every import must be found when it
 # loads): the fake 13.0 driver stands in for the toolkit's stub.
-FAKE_APP_CPPFLAGS = -I$(CUDA_INCDIR)
-FAKE_APP_LDFLAGS = -Ltests/fake/drv-13.0 -Wl,-z,now
+FAKE_APP_INCLUDES = -I$(CUDA_INCDIR)
+FAKE_APP_LINK = -Ltests/fake/drv-13.0 -Wl,-z,now
 FAKE_APP_DEPS = tests/fake/drv-13.0/libcuda.so.1
 FAKE_CFLAGS = $(WARN_CFLAGS) -O2 -fPIC -fvisibility=hidden \
 	-Itests/fake -I$(top_srcdir)/tests/fake

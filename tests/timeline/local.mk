@@ -2,9 +2,9 @@
 # json module, on the fake drivers.
 check_PROGRAMS += tests/timeline/tl-app
 # (it loads on 11.4 only under cushim)
-tests_timeline_tl_app_CPPFLAGS = $(FAKE_APP_CPPFLAGS)
+tests_timeline_tl_app_CPPFLAGS = $(FAKE_APP_INCLUDES)
 tests_timeline_tl_app_CFLAGS = $(AM_CFLAGS) -pthread
-tests_timeline_tl_app_LDFLAGS = $(FAKE_APP_LDFLAGS) -pthread
+tests_timeline_tl_app_LDFLAGS = $(FAKE_APP_LINK) -pthread
 tests_timeline_tl_app_LDADD = -lcuda
 EXTRA_tests_timeline_tl_app_DEPENDENCIES = $(FAKE_APP_DEPS)
 TESTS += tests/timeline/timeline.sh
