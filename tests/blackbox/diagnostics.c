@@ -25,7 +25,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define ENV13(...) { "LD_PRELOAD=" SHIM_SO, "LD_LIBRARY_PATH=" DRV("13.0") ":" NO_RT, ##__VA_ARGS__, NULL }
 #define LEGACY ABS_TOP_BUILDDIR "/tests/demo/newer-app"
 
 static char *slurp(const char *path)
@@ -76,7 +75,7 @@ static void golden_regex(const char *line, regex_t *re)
 }
 
 /* ---- children ---- */
-static int child_format(void)
+static int child_format(const char *arg)
 {
 	CUdeviceptr p = 0;
 	CUfunction f;
@@ -105,7 +104,7 @@ static void *hammer(void *arg)
 	return NULL;
 }
 
-static int child_threads(void)
+static int child_threads(const char *arg)
 {
 	pthread_t t[NTHREADS];
 	cuInit(0);
@@ -119,7 +118,7 @@ static int child_threads(void)
 	return 0;
 }
 
-static int child_emulate(void)
+static int child_emulate(const char *arg)
 {
 	int v = 0;
 	void *fn = (void *)1;
@@ -135,7 +134,7 @@ static int child_emulate(void)
 }
 
 /* Two calls 300 ms apart (the trace's times must say so). */
-static int child_clock(void)
+static int child_clock(const char *arg)
 {
 	CUcontext c;
 	struct timespec pause = { 0, 300 * 1000 * 1000 };
@@ -146,7 +145,7 @@ static int child_clock(void)
 	return 0;
 }
 
-static int child_plain(void)
+static int child_plain(const char *arg)
 {
 	CUcontext c;
 	cuInit(0);
@@ -154,7 +153,7 @@ static int child_plain(void)
 	return 0;
 }
 
-static int child_fork(void)
+static int child_fork(const char *arg)
 {
 	CUcontext c;
 	cuInit(0);
@@ -171,6 +170,16 @@ static int child_fork(void)
 }
 
 /* ---- tests ---- */
+/* This program run again in mode, with cushim on the fake 13.0 driver and
+ * the variables var and more ("NAME=value"; NULL: none). */
+static struct run run_on_13(const char *mode, const char *var, const char *more)
+{
+	struct run r;
+	const char *const env[] = { "LD_PRELOAD=" SHIM_SO, "LD_LIBRARY_PATH=" DRV("13.0") ":" NO_RT, var, more, NULL };
+	run_self(&r, mode, "", env, 30);
+	return r;
+}
+
 START_TEST(check_trace_line_format_matches_the_golden_file)
 {
 	struct run r;
@@ -287,11 +296,9 @@ END_TEST
 
 START_TEST(check_trace_clock_keeps_time_with_the_wall)
 {
-	struct run r;
-	const char *const env[] = ENV13("CUSHIM_LOG=trace");
+	struct run r = run_on_13("clock", "CUSHIM_LOG=trace", NULL);
 	double t[2] = { -1, -1 };
 	int n = 0;
-	run_self(&r, "clock", "", env, 30);
 	ck_assert_msg(r.code == 0, "exit %d", r.code);
 	for (const char *l = r.err; l && *l && n < 2; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
 		const char *eol = strchr(l, '\n'), *call = strstr(l, " cuCtxGetCurrent(");
@@ -381,9 +388,7 @@ END_TEST
 
 START_TEST(check_emulation_answers_version_and_lookups_as_12_0)
 {
-	struct run r;
-	const char *const env[] = ENV13("CUSHIM_DRIVER_VERSION=12000");
-	run_self(&r, "emulate", "", env, 30);
+	struct run r = run_on_13("emulate", "CUSHIM_DRIVER_VERSION=12000", NULL);
 	ck_assert_msg(strstr(r.out, "version 12000\n"), "%s", r.out);
 	ck_assert_msg(strstr(r.out, "gpa 12050 1\n"), "cuGetProcAddress above 12.0: %s", r.out); /* INVALID_VALUE */
 	ck_assert_msg(strstr(r.out, "gpa 3020 0 0 found\n"), "%s", r.out);
@@ -393,14 +398,11 @@ END_TEST
 
 START_TEST(check_hide_makes_exports_missing_and_never_reaches_the_driver)
 {
-	struct run r;
-	const char *const env[] = ENV13("CUSHIM_HIDE=cuCtxGet*,cuMemcpy3DPeer");
-	run_self(&r, "plain", "", env, 30);
+	struct run r = run_on_13("plain", "CUSHIM_HIDE=cuCtxGet*,cuMemcpy3DPeer", NULL);
 	ck_assert_msg(strstr(r.out, "rc 36\n"), "%s", r.out);
 	ck_assert_msg(strstr(r.err, "cuCtxGetCurrent is hidden by CUSHIM_HIDE"), "%s", r.err);
 	run_free(&r);
-	const char *const env2[] = ENV13("CUSHIM_HIDE=cuMemcpy3DPeer");
-	run_self(&r, "plain", "", env2, 30);
+	r = run_on_13("plain", "CUSHIM_HIDE=cuMemcpy3DPeer", NULL);
 	ck_assert_msg(strstr(r.out, "rc 0\n"), "an unrelated pattern hid cuCtxGetCurrent: %s", r.out);
 	run_free(&r);
 }
@@ -470,9 +472,7 @@ END_TEST
 
 START_TEST(check_unwritable_log_file_falls_back_to_stderr)
 {
-	struct run r;
-	const char *const env[] = ENV13("CUSHIM_LOG=trace", "CUSHIM_LOG_FILE=/nonexistent/dir/log");
-	run_self(&r, "plain", "", env, 30);
+	struct run r = run_on_13("plain", "CUSHIM_LOG=trace", "CUSHIM_LOG_FILE=/nonexistent/dir/log");
 	ck_assert_msg(r.code == 0 && strstr(r.out, "rc 0\n"), "%s", r.out);
 	ck_assert_int_eq(count_lines_with(r.err, "cannot open CUSHIM_LOG_FILE /nonexistent/dir/log"), 1);
 	ck_assert_int_eq(count_lines_with(r.err, " cuCtxGetCurrent(pctx="), 1);
@@ -495,9 +495,7 @@ static const struct {
 
 START_TEST(check_each_bad_value_warns_once_and_the_program_runs)
 {
-	struct run r;
-	const char *const env[] = ENV13(bad_values[_i].var);
-	run_self(&r, "plain", "", env, 30);
+	struct run r = run_on_13("plain", bad_values[_i].var, NULL);
 	ck_assert_msg(r.code == 0 && strstr(r.out, "rc 0\n"), "%s: exit %d\n%s", bad_values[_i].var, r.code, r.out);
 	ck_assert_msg(count_lines_with(r.err, "cushim:") == 1 && count_lines_with(r.err, bad_values[_i].name) == 1,
 		      "%s:\n%s", bad_values[_i].var, r.err);
@@ -512,8 +510,7 @@ START_TEST(check_log_file_per_process_across_fork)
 	int child = 0;
 	ck_assert(mkdtemp(dir) != NULL);
 	snprintf(var, sizeof var, "CUSHIM_LOG_FILE=%s/log.%%p", dir);
-	const char *const env[] = ENV13("CUSHIM_LOG=trace", var);
-	run_self(&r, "fork", "", env, 30);
+	r = run_on_13("fork", "CUSHIM_LOG=trace", var);
 	ck_assert_msg(r.code == 0 && sscanf(r.out, "child %d", &child) == 1, "%s%s", r.out, r.err);
 	snprintf(path, sizeof path, "%s/log.%d", dir, child);
 	char *clog = slurp(path);
@@ -541,49 +538,36 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-	if (argc >= 3 && strcmp(argv[1], "--child") == 0) {
-		const char *m = argv[2];
-		if (!strcmp(m, "format"))
-			return child_format();
-		if (!strcmp(m, "threads"))
-			return child_threads();
-		if (!strcmp(m, "emulate"))
-			return child_emulate();
-		if (!strcmp(m, "plain"))
-			return child_plain();
-		if (!strcmp(m, "clock"))
-			return child_clock();
-		if (!strcmp(m, "fork"))
-			return child_fork();
-		return 2;
-	}
-	Suite *s = suite_create("diag");
-	TCase *t = tcase_create("Trace");
-	tcase_set_timeout(t, 120);
-	tcase_add_test(t, check_trace_line_format_matches_the_golden_file);
-	tcase_add_test(t, check_no_torn_lines_with_16_threads_to_a_file);
-	tcase_add_test(t, check_no_torn_lines_with_16_threads_to_a_pipe);
-	tcase_add_test(t, check_errors_level_logs_only_failing_calls);
-	tcase_add_test(t, check_trace_clock_keeps_time_with_the_wall);
-	tcase_add_test(t, check_summary_counts_equal_the_calls_made);
-	tcase_add_test(t, check_log_file_per_process_across_fork);
-	tcase_add_test(t, check_unwritable_log_file_falls_back_to_stderr);
-	suite_add_tcase(s, t);
-	t = tcase_create("Emulate");
-	tcase_set_timeout(t, 60);
-	tcase_add_test(t, check_emulating_12_0_on_13_0_matches_the_12_0_driver);
-	tcase_add_test(t, check_emulation_answers_version_and_lookups_as_12_0);
-	tcase_add_test(t, check_hide_makes_exports_missing_and_never_reaches_the_driver);
-	suite_add_tcase(s, t);
-	t = tcase_create("Masquerade");
-	tcase_set_timeout(t, 60);
-	tcase_add_test(t, check_masquerade_traces_a_program_that_dlopens_libcuda);
-	tcase_add_test(t, check_masquerade_hides_from_the_programs_own_lookups);
-	tcase_add_test(t, check_masquerade_without_a_driver_returns_no_device);
-	suite_add_tcase(s, t);
-	t = tcase_create("Config");
-	tcase_add_loop_test(t, check_each_bad_value_warns_once_and_the_program_runs, 0,
-			    (int)(sizeof bad_values / sizeof *bad_values));
-	suite_add_tcase(s, t);
-	return run_suite(s, CK_NORMAL);
+	static const struct harness_child children[] = {
+		{ "format", child_format }, { "threads", child_threads }, { "emulate", child_emulate },
+		{ "plain", child_plain },   { "clock", child_clock },     { "fork", child_fork },
+		{ NULL },
+	};
+	const TTest *const trace[] = { check_trace_line_format_matches_the_golden_file,
+				       check_no_torn_lines_with_16_threads_to_a_file,
+				       check_no_torn_lines_with_16_threads_to_a_pipe,
+				       check_errors_level_logs_only_failing_calls,
+				       check_trace_clock_keeps_time_with_the_wall,
+				       check_summary_counts_equal_the_calls_made,
+				       check_log_file_per_process_across_fork,
+				       check_unwritable_log_file_falls_back_to_stderr, NULL };
+	const TTest *const emulate[] = { check_emulating_12_0_on_13_0_matches_the_12_0_driver,
+					 check_emulation_answers_version_and_lookups_as_12_0,
+					 check_hide_makes_exports_missing_and_never_reaches_the_driver, NULL };
+	const TTest *const masquerade[] = { check_masquerade_traces_a_program_that_dlopens_libcuda,
+					    check_masquerade_hides_from_the_programs_own_lookups,
+					    check_masquerade_without_a_driver_returns_no_device, NULL };
+	const TTest *const config[] = { check_each_bad_value_warns_once_and_the_program_runs, NULL };
+	const struct harness_loop each_bad_value[] = {
+		{ check_each_bad_value_warns_once_and_the_program_runs, (int)(sizeof bad_values / sizeof *bad_values) },
+		{ NULL },
+	};
+	const struct harness_tcase tcases[] = {
+		{ "Trace", 120, trace, NULL },
+		{ "Emulate", 60, emulate, NULL },
+		{ "Masquerade", 60, masquerade, NULL },
+		{ "Config", 0, config, each_bad_value },
+		{ NULL },
+	};
+	return harness_main(argc, argv, children, "diag", tcases);
 }

@@ -34,7 +34,7 @@ static long rt_calls(const char *file)
 
 /* A probe before cuInit loads no runtime (-3: none of the three); the
  * program's cuInit then adopts one. */
-static int child_info(void)
+static int child_info(const char *arg)
 {
 	int v = 0;
 	CUresult rc = cuDriverGetVersion(&v);
@@ -154,7 +154,7 @@ END_TEST
 #define NAME(x) NAME_(x)
 _Static_assert(CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER == 36, "the code of the issue");
 
-static int child_errname(void)
+static int child_errname(const char *arg)
 {
 	typedef CUresult (*err_fn)(CUresult, const char **);
 	err_fn driver_name = (err_fn)fake_sym("cuGetErrorName");
@@ -196,7 +196,7 @@ END_TEST
 typedef void *(*real_pointer_fn)(const char *);
 typedef const char *(*origin_fn)(const char *);
 
-static int child_nogpa(void)
+static int child_nogpa(const char *arg)
 {
 	void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
 	real_pointer_fn real = (real_pointer_fn)dlsym(RTLD_DEFAULT, "cushim_real_pointer");
@@ -288,7 +288,7 @@ START_TEST(check_never_recurses_when_libcuda_is_cushim)
 }
 END_TEST
 
-static int child_masquerade(void)
+static int child_masquerade(const char *arg)
 {
 	/* libcuda.so.1 is cushim; the real (fake) driver comes after it */
 	typedef long (*calls_fn)(const char *);
@@ -327,30 +327,21 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-	if (argc >= 4 && strcmp(argv[1], "--child") == 0) {
-		setvbuf(stdout, NULL, _IOLBF, 0);
-		if (strcmp(argv[2], "info") == 0)
-			return child_info();
-		if (strcmp(argv[2], "errname") == 0)
-			return child_errname();
-		if (strcmp(argv[2], "masquerade") == 0)
-			return child_masquerade();
-		if (strcmp(argv[2], "nogpa") == 0)
-			return child_nogpa();
-		return 2;
-	}
-	Suite *s = suite_create("runtime");
-	TCase *tc = tcase_create("runtime");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, check_runtime_11_4_on_driver_11_4_uses_the_v1_cuGetProcAddress);
-	tcase_add_test(tc, check_runtime_too_new_for_the_driver_is_skipped);
-	tcase_add_test(tc, check_runtimes_too_new_are_skipped_down_to_11_4);
-	tcase_add_loop_test(tc, check_no_runtime_falls_back_to_the_driver, 0, 2);
-	tcase_add_test(tc, check_cushim_cudart_names_the_runtime);
-	tcase_add_test(tc, check_error_name_36_on_an_11_4_driver);
-	tcase_add_test(tc, check_driver_without_cuGetProcAddress_serves_each_export_by_name);
-	tcase_add_test(tc, check_never_recurses_when_libcuda_is_cushim);
-	tcase_add_loop_test(tc, check_cushim_as_libcuda_skips_itself_for_the_driver, 0, 2);
-	suite_add_tcase(s, tc);
-	return run_suite(s, CK_VERBOSE);
+	static const struct harness_child children[] = {
+		{ "info", child_info }, { "errname", child_errname }, { "masquerade", child_masquerade },
+		{ "nogpa", child_nogpa }, { NULL },
+	};
+	const TTest *const tests[] = { check_runtime_11_4_on_driver_11_4_uses_the_v1_cuGetProcAddress,
+				       check_runtime_too_new_for_the_driver_is_skipped,
+				       check_runtimes_too_new_are_skipped_down_to_11_4,
+				       check_no_runtime_falls_back_to_the_driver,
+				       check_cushim_cudart_names_the_runtime,
+				       check_error_name_36_on_an_11_4_driver,
+				       check_driver_without_cuGetProcAddress_serves_each_export_by_name,
+				       check_never_recurses_when_libcuda_is_cushim,
+				       check_cushim_as_libcuda_skips_itself_for_the_driver, NULL };
+	const struct harness_loop twice[] = { { check_no_runtime_falls_back_to_the_driver, 2 },
+					      { check_cushim_as_libcuda_skips_itself_for_the_driver, 2 }, { NULL } };
+	const struct harness_tcase tcases[] = { { "runtime", 60, tests, twice }, { NULL } };
+	return harness_main(argc, argv, children, "runtime", tcases);
 }

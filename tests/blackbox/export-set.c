@@ -105,13 +105,10 @@ START_TEST(check_exports_723_for_cuda_13_0_and_13_5)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("exports");
-	TCase *tc = tcase_create("exports");
-	tcase_add_test(tc, check_every_declared_function_is_exported);
-	tcase_add_test(tc, check_exports_nothing_else);
-	tcase_add_test(tc, check_exports_723_for_cuda_13_0_and_13_5);
-	suite_add_tcase(s, tc);
-	return run_suite(s, CK_VERBOSE);
+	const TTest *const tests[] = { check_every_declared_function_is_exported, check_exports_nothing_else,
+				       check_exports_723_for_cuda_13_0_and_13_5, NULL };
+	const struct harness_tcase tcases[] = { { "exports", 0, tests, NULL }, { NULL } };
+	return harness_main(argc, argv, NULL, "exports", tcases);
 }

@@ -138,20 +138,8 @@ static const unsigned char lookup_only[NSYMS] = {
 #undef CUSHIM_LOOKUP_ONLY
 };
 
-/* The fake's exports that answer rather than only record. */
-static int is_fake_special(const char *name)
-{
-	static const char *const specials[] = { "cuInit", "cuDriverGetVersion", "cuGetProcAddress",
-						"cuGetProcAddress_v2", "cuGetErrorName", "cuGetErrorString",
-						"cuGetExportTable" };
-	for (size_t i = 0; i < sizeof specials / sizeof *specials; i++)
-		if (strcmp(name, specials[i]) == 0)
-			return 1;
-	return 0;
-}
-
 /* ---- child: call every export twice (first-call path, then fast path) ---- */
-static int child_forward(void)
+static int child_forward(const char *arg)
 {
 	fake_last_name_fn last_name = FAKE(fake_last_name);
 	fake_last_word_fn last_word = FAKE(fake_last_word);
@@ -195,7 +183,7 @@ static int child_forward(void)
 			EXPECT(total() == before + 1, "%s made %ld fake calls, not one", name, total() - before);
 			EXPECT(last_name() && strcmp(last_name(), name) == 0, "%s reached the fake's %s", name,
 			       last_name() ? last_name() : "(nothing)");
-			if (!is_fake_special(name))
+			if (!fake_answers(name))
 				EXPECT(rc == CUDA_SUCCESS, "%s returned %d, the fake %d", name, (int)rc, CUDA_SUCCESS);
 			if (e.name_only) {
 				name_only += round == 0;
@@ -312,20 +300,14 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-	if (argc >= 4 && strcmp(argv[1], "--child") == 0) {
-		setvbuf(stdout, NULL, _IOLBF, 0);
-		if (strcmp(argv[2], "forward") == 0)
-			return child_forward();
-		if (strcmp(argv[2], "asks") == 0)
-			return child_asks(argv[3]);
-		return 2;
-	}
-	Suite *s = suite_create("forwarding");
-	TCase *tc = tcase_create("forwarding");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, check_forwards_every_export);
-	tcase_add_loop_test(tc, check_asks_what_the_oracle_maps_to_each_export, 0, 3);
-	tcase_add_test(tc, check_asks_through_the_runtime_too);
-	suite_add_tcase(s, tc);
-	return run_suite(s, CK_VERBOSE);
+	static const struct harness_child children[] = {
+		{ "forward", child_forward }, { "asks", child_asks }, { NULL },
+	};
+	const TTest *const tests[] = { check_forwards_every_export,
+				       check_asks_what_the_oracle_maps_to_each_export,
+				       check_asks_through_the_runtime_too, NULL };
+	/* one run per driver level */
+	const struct harness_loop levels_loop[] = { { check_asks_what_the_oracle_maps_to_each_export, 3 }, { NULL } };
+	const struct harness_tcase tcases[] = { { "forwarding", 120, tests, levels_loop }, { NULL } };
+	return harness_main(argc, argv, children, "forwarding", tcases);
 }

@@ -82,7 +82,7 @@ static void work(const char *who)
 	       (int)r2, (int)r3, (int)r4);
 }
 
-static int child_lazy(void)
+static int child_lazy(const char *arg)
 {
 	void *fn = dlsym(RTLD_DEFAULT, "cuDriverGetVersion");
 	if (!FAKE(fake_calls_total) || !FAKE(fake_lookups_total)) {
@@ -98,7 +98,7 @@ static int child_lazy(void)
 	return child_failures != 0;
 }
 
-static int child_fork(void)
+static int child_fork(const char *arg)
 {
 	int st = 0;
 	pid_t pid;
@@ -154,17 +154,13 @@ static void *thread_main(void *arg)
 
 static int recorder_only(const char *name)
 {
-	static const char *const answering[] = { "cuInit", "cuDriverGetVersion", "cuGetProcAddress",
-						 "cuGetProcAddress_v2", "cuGetErrorName", "cuGetErrorString",
-						 "cuGetExportTable" };
-	for (size_t i = 0; i < sizeof answering / sizeof *answering; i++)
-		if (strcmp(name, answering[i]) == 0)
-			return 0;
-	return FAKE(fake_export)(name) != NULL;
+	return !fake_answers(name) && FAKE(fake_export)(name) != NULL;
 }
 
-static int child_threads(int n)
+/* arg: how many threads */
+static int child_threads(const char *arg)
 {
+	int n = atoi(arg);
 	pthread_t th[MAX_THREADS];
 	int k = 0;
 
@@ -297,24 +293,14 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-	if (argc >= 4 && strcmp(argv[1], "--child") == 0) {
-		setvbuf(stdout, NULL, _IOLBF, 0);
-		if (strcmp(argv[2], "lazy") == 0)
-			return child_lazy();
-		if (strcmp(argv[2], "fork") == 0)
-			return child_fork();
-		if (strcmp(argv[2], "threads") == 0)
-			return child_threads(atoi(argv[3]));
-		return 2;
-	}
-	Suite *s = suite_create("lazy");
-	TCase *tc = tcase_create("lazy");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, check_nothing_reaches_the_driver_before_the_first_call);
-	tcase_add_test(tc, check_calls_before_cuInit_answer_as_the_driver_does);
-	tcase_add_test(tc, check_probe_then_fork_child_uses_cuda_13);
-	tcase_add_test(tc, check_probe_then_fork_child_uses_cuda_11);
-	tcase_add_test(tc, check_64_threads_first_calls_bootstrap_once);
-	suite_add_tcase(s, tc);
-	return run_suite(s, CK_VERBOSE);
+	static const struct harness_child children[] = {
+		{ "lazy", child_lazy }, { "fork", child_fork }, { "threads", child_threads }, { NULL },
+	};
+	const TTest *const tests[] = { check_nothing_reaches_the_driver_before_the_first_call,
+				       check_calls_before_cuInit_answer_as_the_driver_does,
+				       check_probe_then_fork_child_uses_cuda_13,
+				       check_probe_then_fork_child_uses_cuda_11,
+				       check_64_threads_first_calls_bootstrap_once, NULL };
+	const struct harness_tcase tcases[] = { { "lazy", 120, tests, NULL }, { NULL } };
+	return harness_main(argc, argv, children, "lazy", tcases);
 }

@@ -48,6 +48,25 @@ static int printed_code(const char *out, const char *name)
 	return -1;
 }
 
+/* newer-app run with env. */
+static struct run run_newer_app(const char *const env[])
+{
+	struct run r;
+	const char *argv[] = { LEGACY, NULL };
+	run_child(&r, argv, env, 30);
+	return r;
+}
+
+/* newer-app run with cushim preloaded, libpath its LD_LIBRARY_PATH and
+ * adapt its CUSHIM_ADAPT (NULL: unset); it must exit 0. */
+static struct run run_newer_app_with_cushim(const char *libpath, const char *adapt)
+{
+	const char *env[] = { "LD_PRELOAD=" SHIM_SO, libpath, adapt, NULL };
+	struct run r = run_newer_app(env);
+	ck_assert_msg(r.code == 0, "with cushim it should run; exit %d:\n%s%s", r.code, r.out, r.err);
+	return r;
+}
+
 START_TEST(newer_app_imports_what_11_4_lacks)
 {
 	int lacking = 0, having = 0;
@@ -66,10 +85,8 @@ END_TEST
 
 START_TEST(newer_app_fails_to_load_without_the_shim)
 {
-	struct run r;
-	const char *argv[] = { LEGACY, NULL };
 	const char *env[] = { "LD_LIBRARY_PATH=" DRV("11.4") ":" NO_RT, NULL };
-	run_child(&r, argv, env, 30);
+	struct run r = run_newer_app(env);
 	ck_assert_msg(r.code != 0 && strstr(r.err, "undefined symbol"),
 		      "without cushim on the 11.4 driver it should not load; exit %d:\n%s%s", r.code, r.out, r.err);
 	ck_assert_msg(strstr(r.out, "cuInit") == NULL, "it ran code: %s", r.out);
@@ -79,17 +96,13 @@ END_TEST
 
 START_TEST(newer_app_runs_with_the_shim_missing_calls_return_36_logged_once)
 {
-	struct run r;
-	const char *argv[] = { LEGACY, NULL };
-	/* the missing-symbol path itself: the downgrade adapters, which
-	 * serve some of these calls, are off here and tested below */
-	const char *env[] = { "LD_PRELOAD=" SHIM_SO, "LD_LIBRARY_PATH=" DRV("11.4") ":" NO_RT, "CUSHIM_ADAPT=0", NULL };
 	char need[16], line[512];
 	int missing = 0;
 
 	load_imports();
-	run_child(&r, argv, env, 30);
-	ck_assert_msg(r.code == 0, "with cushim it should run; exit %d:\n%s%s", r.code, r.out, r.err);
+	/* the missing-symbol path itself: the downgrade adapters, which
+	 * serve some of these calls, are off here and tested below */
+	struct run r = run_newer_app_with_cushim("LD_LIBRARY_PATH=" DRV("11.4") ":" NO_RT, "CUSHIM_ADAPT=0");
 	for (int i = 0; i < nimports; i++) {
 		const char *name = imports[i];
 		int code = printed_code(r.out, name);
@@ -121,13 +134,8 @@ END_TEST
 
 START_TEST(newer_app_runs_clean_on_a_13_0_driver)
 {
-	struct run r;
-	const char *argv[] = { LEGACY, NULL };
-	const char *env[] = { "LD_PRELOAD=" SHIM_SO, "LD_LIBRARY_PATH=" DRV("13.0") ":" NO_RT, NULL };
-
 	load_imports();
-	run_child(&r, argv, env, 30);
-	ck_assert_msg(r.code == 0, "exit %d:\n%s%s", r.code, r.out, r.err);
+	struct run r = run_newer_app_with_cushim("LD_LIBRARY_PATH=" DRV("13.0") ":" NO_RT, NULL);
 	for (int i = 0; i < nimports; i++)
 		if (strcmp(imports[i], "cuGetErrorName"))
 			ck_assert_msg(printed_code(r.out, imports[i]) == 0, "%s failed on 13.0:\n%s", imports[i], r.out);
@@ -142,12 +150,7 @@ END_TEST
  * variant 11.4 lacks too, stays missing. */
 START_TEST(newer_app_adapters_serve_cuCtxCreate_v4_on_11_4)
 {
-	struct run r;
-	const char *argv[] = { LEGACY, NULL };
-	const char *env[] = { "LD_PRELOAD=" SHIM_SO, "LD_LIBRARY_PATH=" DRV("11.4") ":" NO_RT, NULL };
-
-	run_child(&r, argv, env, 30);
-	ck_assert_msg(r.code == 0, "exit %d:\n%s%s", r.code, r.out, r.err);
+	struct run r = run_newer_app_with_cushim("LD_LIBRARY_PATH=" DRV("11.4") ":" NO_RT, NULL);
 	ck_assert_int_eq(printed_code(r.out, "cuCtxCreate_v4"), 0);
 	ck_assert_int_eq(printed_code(r.out, "cuMemcpyBatchAsync_v2"), CALL_REQUIRES_NEWER_DRIVER);
 	ck_assert_msg(count_lines_with(r.err, "cushim: cuCtxCreate_v4 served by cuCtxCreate_v2 (no parameters); "
@@ -160,16 +163,13 @@ START_TEST(newer_app_adapters_serve_cuCtxCreate_v4_on_11_4)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("older-driver");
-	TCase *tc = tcase_create("older-driver");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, newer_app_imports_what_11_4_lacks);
-	tcase_add_test(tc, newer_app_fails_to_load_without_the_shim);
-	tcase_add_test(tc, newer_app_runs_with_the_shim_missing_calls_return_36_logged_once);
-	tcase_add_test(tc, newer_app_runs_clean_on_a_13_0_driver);
-	tcase_add_test(tc, newer_app_adapters_serve_cuCtxCreate_v4_on_11_4);
-	suite_add_tcase(s, tc);
-	return run_suite(s, CK_VERBOSE);
+	const TTest *const tests[] = { newer_app_imports_what_11_4_lacks,
+				       newer_app_fails_to_load_without_the_shim,
+				       newer_app_runs_with_the_shim_missing_calls_return_36_logged_once,
+				       newer_app_runs_clean_on_a_13_0_driver,
+				       newer_app_adapters_serve_cuCtxCreate_v4_on_11_4, NULL };
+	const struct harness_tcase tcases[] = { { "older-driver", 60, tests, NULL }, { NULL } };
+	return harness_main(argc, argv, NULL, "older-driver", tcases);
 }

@@ -130,19 +130,30 @@ START_TEST(driver_version_fails)
 }
 END_TEST
 
+/* A fault that leaves the program working: with env, every call works and
+ * cushim says nothing; with said, every call works too, and what cushim says
+ * (printed after what) is returned. */
+static struct run works_silently(const char *const env[], const char *const said[], const char *what)
+{
+	struct rcs rc;
+	struct run r = run_app(env, NULL, &rc);
+	expect_works(&rc, &r);
+	expect_lines(&r, "cushim:", 0);
+	run_free(&r);
+	r = run_app(said, NULL, &rc);
+	printf("%s: %s", what, r.err);
+	expect_works(&rc, &r);
+	return r;
+}
+
 /* ---- a runtime that refuses the driver ---- */
 START_TEST(runtime_refuses_the_driver)
 {
-	struct rcs rc;
+	/* it works through the driver's own cuGetProcAddress; nothing is
+	 * wrong for the user: silent unless asked */
 	const char *const quiet[] = { PRELOAD, WITH_RUNTIME, "FAKE_RT_REFUSE=1", NULL };
 	const char *const info[] = { PRELOAD, WITH_RUNTIME, "FAKE_RT_REFUSE=1", "CUSHIM_LOG=info", NULL };
-	struct run r = run_app(quiet, NULL, &rc);
-	expect_works(&rc, &r); /* through the driver's own cuGetProcAddress */
-	expect_lines(&r, "cushim:", 0); /* nothing wrong for the user: silent by default */
-	run_free(&r);
-	r = run_app(info, NULL, &rc);
-	printf("FAKE_RT_REFUSE=1: %s", r.err);
-	expect_works(&rc, &r);
+	struct run r = works_silently(quiet, info, "FAKE_RT_REFUSE=1");
 	expect_lines(&r, "rt-13.0/libcudart.so.13 (CUDA 13.0) refuses this driver (cudaErrorInsufficientDriver)", 1);
 	expect_lines(&r, "driver " FAKE_DIR "/drv-13.0/libcuda.so.1, through the driver's cuGetProcAddress_v2", 1);
 	expect_lines(&r, "no CUDA runtime gave entry points: keeping the driver's cuGetProcAddress_v2", 1);
@@ -153,16 +164,9 @@ END_TEST
 /* ---- dlopen failing: runtimes and a driver that are not ELF files ---- */
 START_TEST(runtime_dlopen_fails)
 {
-	struct rcs rc;
 	const char *const found[] = { PRELOAD, "LD_LIBRARY_PATH=" DRV("13.0") ":" BAD_RT, NULL };
 	const char *const named[] = { PRELOAD, ONLY_DRIVER, "CUSHIM_CUDART=" BAD_RT "/libcudart.so.13", NULL };
-	struct run r = run_app(found, NULL, &rc);
-	expect_works(&rc, &r);
-	expect_lines(&r, "cushim:", 0);
-	run_free(&r);
-	r = run_app(named, NULL, &rc);
-	printf("CUSHIM_CUDART=<not ELF>: %s", r.err);
-	expect_works(&rc, &r);
+	struct run r = works_silently(found, named, "CUSHIM_CUDART=<not ELF>");
 	expect_lines(&r, "cannot load CUSHIM_CUDART=" BAD_RT "/libcudart.so.13: ", 1);
 	expect_lines(&r, "cushim:", 1);
 	run_free(&r);
@@ -199,15 +203,13 @@ static int a_real_driver_is_installed(void)
 
 START_TEST(masquerade_without_a_driver)
 {
-	char dir[] = "/tmp/cushim-masq-XXXXXX", link[128], ldpath[256];
+	char dir[] = "/tmp/cushim-masq-XXXXXX", link[4096], ldpath[256];
 	struct rcs rc;
 	if (a_real_driver_is_installed()) {
 		printf("SKIP masquerade_without_a_driver: this machine has a real libcuda.so.1\n");
 		return;
 	}
-	ck_assert(mkdtemp(dir));
-	snprintf(link, sizeof link, "%s/libcuda.so.1", dir);
-	ck_assert(symlink(SHIM_SO, link) == 0);
+	shim_as_libcuda(dir, link);
 	snprintf(ldpath, sizeof ldpath, "LD_LIBRARY_PATH=%s:" NO_RT, dir);
 	const char *const env[] = { ldpath, "CUSHIM_DRIVER=" BAD_DRV "/libcuda.so.1", NULL };
 	struct run r = run_app(env, "dlopen", &rc);
@@ -248,20 +250,12 @@ START_TEST(real_runtime_fails_cleanly)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("faults");
-	TCase *tc = tcase_create("faults");
-	tcase_set_timeout(tc, 300);
-	tcase_add_test(tc, gpa_invalid_value);
-	tcase_add_test(tc, gpa_null_with_each_status);
-	tcase_add_test(tc, gpa_pointer_into_the_shim);
-	tcase_add_test(tc, driver_version_fails);
-	tcase_add_test(tc, runtime_refuses_the_driver);
-	tcase_add_test(tc, runtime_dlopen_fails);
-	tcase_add_test(tc, driver_dlopen_fails);
-	tcase_add_test(tc, masquerade_without_a_driver);
-	tcase_add_test(tc, real_runtime_fails_cleanly);
-	suite_add_tcase(s, tc);
-	return run_suite(s, CK_VERBOSE);
+	const TTest *const tests[] = { gpa_invalid_value, gpa_null_with_each_status, gpa_pointer_into_the_shim,
+				       driver_version_fails, runtime_refuses_the_driver, runtime_dlopen_fails,
+				       driver_dlopen_fails, masquerade_without_a_driver,
+				       real_runtime_fails_cleanly, NULL };
+	const struct harness_tcase tcases[] = { { "faults", 300, tests, NULL }, { NULL } };
+	return harness_main(argc, argv, NULL, "faults", tcases);
 }

@@ -94,7 +94,7 @@ static void *caller(void *arg)
 	return NULL;
 }
 
-static int child_forkstorm(void)
+static int child_forkstorm(const char *arg)
 {
 	pthread_t th[NFORKERS + NCALLERS];
 	pthread_barrier_init(&barrier, NULL, NFORKERS + NCALLERS);
@@ -116,13 +116,13 @@ static void *bootstrapper(void *arg)
 	return NULL;
 }
 
-static int child_vfork(const char *self)
+static int child_vfork(const char *arg)
 {
 	pthread_t th;
 	static int failures; /* static: not clobbered by vfork */
 	initialise_driver_directly();
 	pthread_create(&th, NULL, bootstrapper, NULL);
-	const char *const argv[] = { self, "--child", "exec-target", "", NULL };
+	const char *const argv[] = { harness_self, "--child", "exec-target", "", NULL };
 	char *const *av = target_argv(argv);
 	for (int k = 0; k < 40; k++) {
 		int st = -1;
@@ -170,8 +170,11 @@ static void *tracing_thread(void *arg)
 }
 
 #define SIGNALS_PER_ROUND 200
-static int child_signals(int rounds)
+/* HARD_SIGNAL_ROUNDS rounds (300 if unset) */
+static int child_signals(const char *arg)
 {
+	const char *env_rounds = getenv("HARD_SIGNAL_ROUNDS");
+	int rounds = env_rounds ? atoi(env_rounds) : 300;
 	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 	long sent = 0;
 	fake_lookups_total_fn lookups = FAKE(fake_lookups_total);
@@ -304,27 +307,20 @@ START_TEST(signal_handler_calls_while_tracing)
 }
 END_TEST
 
+/* Run by child_vfork: a program that uses the shim, freshly executed. */
+static int child_exec_target(const char *arg)
+{
+	return !works();
+}
+
 int main(int argc, char **argv)
 {
-	if (argc >= 4 && strcmp(argv[1], "--child") == 0) {
-		setvbuf(stdout, NULL, _IOLBF, 0);
-		if (strcmp(argv[2], "forkstorm") == 0)
-			return child_forkstorm();
-		if (strcmp(argv[2], "vfork") == 0)
-			return child_vfork(argv[0]);
-		if (strcmp(argv[2], "exec-target") == 0)
-			return !works();
-		if (strcmp(argv[2], "signals") == 0)
-			return child_signals(getenv("HARD_SIGNAL_ROUNDS") ? atoi(getenv("HARD_SIGNAL_ROUNDS")) : 300);
-		return 2;
-	}
-	Suite *s = suite_create("threads");
-	TCase *tc = tcase_create("threads");
-	tcase_set_timeout(tc, 300);
-	tcase_add_test(tc, constructor_calls_before_main);
-	tcase_add_test(tc, fork_from_threads_during_first_calls);
-	tcase_add_test(tc, vfork_exec_during_bootstrap);
-	tcase_add_test(tc, signal_handler_calls_while_tracing);
-	suite_add_tcase(s, tc);
-	return run_suite(s, CK_VERBOSE);
+	static const struct harness_child children[] = {
+		{ "forkstorm", child_forkstorm }, { "vfork", child_vfork }, { "exec-target", child_exec_target },
+		{ "signals", child_signals },     { NULL },
+	};
+	const TTest *const tests[] = { constructor_calls_before_main, fork_from_threads_during_first_calls,
+				       vfork_exec_during_bootstrap, signal_handler_calls_while_tracing, NULL };
+	const struct harness_tcase tcases[] = { { "threads", 300, tests, NULL }, { NULL } };
+	return harness_main(argc, argv, children, "threads", tcases);
 }

@@ -324,16 +324,66 @@ void *fake_rt_sym(const char *soname, const char *name)
 	return p;
 }
 
+int fake_answers(const char *name)
+{
+	static const char *const answering[] = { "cuInit", "cuDriverGetVersion", "cuGetProcAddress",
+						 "cuGetProcAddress_v2", "cuGetErrorName", "cuGetErrorString",
+						 "cuGetExportTable" };
+	for (size_t i = 0; i < sizeof answering / sizeof *answering; i++)
+		if (strcmp(name, answering[i]) == 0)
+			return 1;
+	return 0;
+}
+
 const char *object_of(const void *fn)
 {
 	Dl_info info;
 	return dladdr(fn, &info) && info.dli_fname ? info.dli_fname : "";
 }
 
-int run_suite(Suite *s, enum print_output mode)
+/* ---- a suite program's main ---- */
+const char *harness_self;
+
+static int run_child_mode(const struct harness_child children[], const char *mode, const char *arg)
 {
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, mode);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (int i = 0; children && children[i].mode; i++)
+		if (strcmp(children[i].mode, mode) == 0)
+			return children[i].run(arg);
+	printf("no child mode %s\n", mode);
+	return 2;
+}
+
+static int runs_of(const TTest *test, const struct harness_loop loops[])
+{
+	for (int i = 0; loops && loops[i].test; i++)
+		if (loops[i].test == test)
+			return loops[i].runs;
+	return 1;
+}
+
+static Suite *make_suite(const char *name, const struct harness_tcase tcases[])
+{
+	Suite *s = suite_create(name);
+	for (const struct harness_tcase *c = tcases; c->name; c++) {
+		TCase *tc = tcase_create(c->name);
+		if (c->timeout_s > 0)
+			tcase_set_timeout(tc, c->timeout_s);
+		for (int i = 0; c->tests[i]; i++)
+			tcase_add_loop_test(tc, c->tests[i], 0, runs_of(c->tests[i], c->loops));
+		suite_add_tcase(s, tc);
+	}
+	return s;
+}
+
+int harness_main(int argc, char **argv, const struct harness_child children[], const char *suite,
+		 const struct harness_tcase tcases[])
+{
+	harness_self = argv[0];
+	if (argc >= 3 && strcmp(argv[1], "--child") == 0)
+		return run_child_mode(children, argv[2], argc >= 4 ? argv[3] : "");
+	SRunner *sr = srunner_create(make_suite(suite, tcases));
+	srunner_run_all(sr, CK_VERBOSE);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? 1 : 0;

@@ -65,6 +65,9 @@ void *fake_sym(const char *name);
 /* A symbol of a loaded runtime (soname, e.g. "libcudart.so.13"), NULL if not loaded. */
 void *fake_rt_sym(const char *soname, const char *name);
 #define FAKE(fn) ((fn##_fn)fake_sym(#fn))
+/* Whether the fake driver's export name answers (cuInit, cuDriverGetVersion,
+ * ...) rather than only record its call and return 0. */
+int fake_answers(const char *name);
 /* The shared object a function lives in ("" if unknown). */
 const char *object_of(const void *fn);
 
@@ -73,9 +76,40 @@ const char *object_of(const void *fn);
  * removes both. */
 void shim_as_libcuda(char dir[], char link[4096]);
 
-/* Run a Check suite; the exit status for Automake (0 pass, 1 fail). */
+/* ---- a suite program's main ---- */
 #include <check.h>
-int run_suite(Suite *s, enum print_output mode);
+#if CHECK_MAJOR_VERSION == 0 && CHECK_MINOR_VERSION < 13
+#error "the test harness needs Check 0.13 or later (tests as TTest pointers)"
+#endif
+/* A mode of this program run again as a child (run_self): run gets the
+ * argument after the mode ("" if none) and returns the exit status. */
+struct harness_child {
+	const char *mode;
+	int (*run)(const char *arg);
+};
+/* A loop test: run runs times, _i from 0 to runs - 1. */
+struct harness_loop {
+	const TTest *test;
+	int runs;
+};
+/* A test case: tests in order (ended by NULL), each of which may take
+ * timeout_s seconds (0: Check's default); those of them in loops (ended by
+ * { NULL }; may be NULL) are loop tests, the others run once. */
+struct harness_tcase {
+	const char *name;
+	int timeout_s;
+	const TTest *const *tests;
+	const struct harness_loop *loops;
+};
+/* argv[0] of this program as it was started. */
+extern const char *harness_self;
+/* The whole main of a suite program.  With --child MODE [ARG]: the run of
+ * that mode in children (ended by { NULL }; may be NULL), stdout
+ * line-buffered, or 2 for an unknown mode.  Else: runs the Check suite
+ * named suite made of tcases (ended by { NULL }), printing every test, and
+ * returns the exit status for Automake (0 every test passed, 1 one failed). */
+int harness_main(int argc, char **argv, const struct harness_child children[], const char *suite,
+		 const struct harness_tcase tcases[]);
 
 /* Child-side assertion: prints and counts, the parent checks the exit code. */
 extern int child_failures;

@@ -1308,65 +1308,40 @@ START_TEST(stream_get_ctx_green_driver)
 }
 END_TEST
 
+/* A test case of tests (ended by NULL), each run after setup. */
+static TCase *tcase_of(const char *name, const TTest *const tests[])
+{
+	TCase *t = tcase_create(name);
+	tcase_add_checked_fixture(t, setup, NULL);
+	for (int i = 0; tests[i]; i++)
+		tcase_add_test(t, tests[i]);
+	return t;
+}
+
 static Suite *adapt_suite(void)
 {
+	const TTest *const install[] = { table_rows,	  candidates_are_the_tables, install_on_11_4,
+					 install_leaves_resolved, install_needs_older,	     install_hidden,
+					 install_off,		  install_bad_value,	     install_green_contexts,
+					 NULL };
+	const TTest *const log[] = { log_once_at_warn, log_every_call_at_trace, log_off, NULL };
+	const TTest *const adapters[] = {
+		ctx_create_no_params,	    ctx_create_affinity,	   ctx_create_missing,
+		ctx_get_device,		    ctx_synchronize,		   ctx_current_unknown,
+		event_elapsed,		    get_proc_address,		   get_proc_address_through_impl,
+		graph_add_dependencies,	    graph_remove_dependencies,	   graph_add_node,
+		graph_add_node_v3_on_12_2,  graph_add_node_v3,		   graph_add_node_v3_missing,
+		graph_node_set_params_v2,   multicast_bind_mem,		   multicast_bind_addr,
+		launch_host_func,	    graph_queries,		   kernel_node_set,
+		kernel_node_get,	    graph_exec_update,		   mem_advise,
+		mem_prefetch,		    memcpy_batch,		   memcpy_3d_batch,
+		capture_info,		    update_capture_dependencies,   stream_get_ctx,
+		stream_get_ctx_green_driver, NULL,
+	};
 	Suite *s = suite_create("adapt");
-	TCase *t;
-
-	t = tcase_create("install");
-	tcase_add_checked_fixture(t, setup, NULL);
-	tcase_add_test(t, table_rows);
-	tcase_add_test(t, candidates_are_the_tables);
-	tcase_add_test(t, install_on_11_4);
-	tcase_add_test(t, install_leaves_resolved);
-	tcase_add_test(t, install_needs_older);
-	tcase_add_test(t, install_hidden);
-	tcase_add_test(t, install_off);
-	tcase_add_test(t, install_bad_value);
-	tcase_add_test(t, install_green_contexts);
-	suite_add_tcase(s, t);
-
-	t = tcase_create("log");
-	tcase_add_checked_fixture(t, setup, NULL);
-	tcase_add_test(t, log_once_at_warn);
-	tcase_add_test(t, log_every_call_at_trace);
-	tcase_add_test(t, log_off);
-	suite_add_tcase(s, t);
-
-	t = tcase_create("adapters");
-	tcase_add_checked_fixture(t, setup, NULL);
-	tcase_add_test(t, ctx_create_no_params);
-	tcase_add_test(t, ctx_create_affinity);
-	tcase_add_test(t, ctx_create_missing);
-	tcase_add_test(t, ctx_get_device);
-	tcase_add_test(t, ctx_synchronize);
-	tcase_add_test(t, ctx_current_unknown);
-	tcase_add_test(t, event_elapsed);
-	tcase_add_test(t, get_proc_address);
-	tcase_add_test(t, get_proc_address_through_impl);
-	tcase_add_test(t, graph_add_dependencies);
-	tcase_add_test(t, graph_remove_dependencies);
-	tcase_add_test(t, graph_add_node);
-	tcase_add_test(t, graph_add_node_v3_on_12_2);
-	tcase_add_test(t, graph_add_node_v3);
-	tcase_add_test(t, graph_add_node_v3_missing);
-	tcase_add_test(t, graph_node_set_params_v2);
-	tcase_add_test(t, multicast_bind_mem);
-	tcase_add_test(t, multicast_bind_addr);
-	tcase_add_test(t, launch_host_func);
-	tcase_add_test(t, graph_queries);
-	tcase_add_test(t, kernel_node_set);
-	tcase_add_test(t, kernel_node_get);
-	tcase_add_test(t, graph_exec_update);
-	tcase_add_test(t, mem_advise);
-	tcase_add_test(t, mem_prefetch);
-	tcase_add_test(t, memcpy_batch);
-	tcase_add_test(t, memcpy_3d_batch);
-	tcase_add_test(t, capture_info);
-	tcase_add_test(t, update_capture_dependencies);
-	tcase_add_test(t, stream_get_ctx);
-	tcase_add_test(t, stream_get_ctx_green_driver);
-	suite_add_tcase(s, t);
+	suite_add_tcase(s, tcase_of("install", install));
+	suite_add_tcase(s, tcase_of("log", log));
+	suite_add_tcase(s, tcase_of("adapters", adapters));
 	return s;
 }
 
