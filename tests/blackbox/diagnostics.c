@@ -12,7 +12,7 @@
  * downgrade adapters off (CUSHIM_ADAPT=0): with them, it would be served. */
 #define CUDA_ENABLE_DEPRECATED 1
 #include <cuda.h>
-#include "harness.h"
+#include "../harness/harness.h"
 #include <check.h>
 #include <dlfcn.h>
 #include <pthread.h>

@@ -12,7 +12,7 @@
  *    and when a driver comes after it on the path, that driver is used.
  * What was used is read from the fakes' counters in the child. */
 #include "cuda-all.h"
-#include "harness.h"
+#include "../harness/harness.h"
 #include <check.h>
 #include <dlfcn.h>
 #include <stdio.h>

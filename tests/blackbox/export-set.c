@@ -6,7 +6,7 @@
  * cudbg* symbol.  Read with libelf from the files themselves. */
 #include <config.h>
 #include <cuda.h>
-#include "harness.h"
+#include "../harness/harness.h"
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,7 +16,7 @@
  * struct's classification: only the name is checked for them.  Words past
  * the twelfth are not recorded (the two 15- and 16-argument functions). */
 #include "cuda-all.h"
-#include "harness.h"
+#include "../harness/harness.h"
 #include <check.h>
 #include <dlfcn.h>
 #include <stdio.h>

@@ -12,7 +12,7 @@
  *  - 64 threads making their first calls at once each reach their own
  *    function once, and the bootstrap ran once. */
 #include "cuda-all.h"
-#include "harness.h"
+#include "../harness/harness.h"
 #include <check.h>
 #include <dlfcn.h>
 #include <pthread.h>

@@ -15,38 +15,29 @@ BLACKBOX_TESTS = tests/blackbox/export-set tests/blackbox/forwarding tests/black
 check_PROGRAMS += $(BLACKBOX_TESTS) tests/blackbox/dlsym-app tests/blackbox/dlopen-app
 TESTS += $(BLACKBOX_TESTS)
 
-tests_blackbox_export_set_CPPFLAGS = $(HARNESS_CPPFLAGS)
+# (the fake driver's own counters need -lcuda; export-set and older-driver
+# only run children)
 tests_blackbox_export_set_LDADD = $(HARNESS_LIBS)
 EXTRA_tests_blackbox_export_set_DEPENDENCIES = libcushim.la tests/blackbox/interop-decls.txt
+tests_blackbox_forwarding_LDFLAGS = $(HARNESS_CUDA_LINK)
+tests_blackbox_forwarding_LDADD = -lcuda $(HARNESS_LIBS)
+EXTRA_tests_blackbox_forwarding_DEPENDENCIES = $(HARNESS_DEPS)
+tests_blackbox_older_driver_LDADD = $(HARNESS_LIBS)
+EXTRA_tests_blackbox_older_driver_DEPENDENCIES = $(HARNESS_DEPS) tests/demo/newer-app
+tests_blackbox_invisible_until_used_LDFLAGS = $(HARNESS_CUDA_LINK)
+tests_blackbox_invisible_until_used_LDADD = -lcuda $(HARNESS_LIBS)
+EXTRA_tests_blackbox_invisible_until_used_DEPENDENCIES = $(HARNESS_DEPS)
+tests_blackbox_entry_points_LDFLAGS = $(HARNESS_CUDA_LINK)
+tests_blackbox_entry_points_LDADD = -lcuda $(HARNESS_LIBS)
+EXTRA_tests_blackbox_entry_points_DEPENDENCIES = $(HARNESS_DEPS) tests/blackbox/dlsym-app
+tests_blackbox_diagnostics_LDFLAGS = $(HARNESS_CUDA_LINK)
+tests_blackbox_diagnostics_LDADD = -lcuda $(HARNESS_LIBS)
+EXTRA_tests_blackbox_diagnostics_DEPENDENCIES = $(HARNESS_DEPS) tests/demo/newer-app tests/blackbox/dlopen-app
+tests_blackbox_dlopen_app_LDADD = -ldl
 tests/blackbox/interop-decls.txt: $(top_srcdir)/tests/blackbox/interop.h $(top_srcdir)/tests/blackbox/declared.py config.h
 	$(AM_V_GEN)$(MKDIR_P) tests/blackbox && $(CPP) -I$(top_builddir) $(CUDA_CPPFLAGS) \
 		$(top_srcdir)/tests/blackbox/interop.h \
 		| $(PYTHON) $(top_srcdir)/tests/blackbox/declared.py cudaGL.h cudaEGL.h cudaVDPAU.h > $@.tmp && mv $@.tmp $@
 CLEANFILES += tests/blackbox/interop-decls.txt
-
-tests_blackbox_forwarding_CPPFLAGS = $(HARNESS_CPPFLAGS)
-tests_blackbox_forwarding_LDFLAGS = $(HARNESS_CUDA_LINK)
-tests_blackbox_forwarding_LDADD = -lcuda $(HARNESS_LIBS)
-EXTRA_tests_blackbox_forwarding_DEPENDENCIES = $(HARNESS_DEPS)
-
-tests_blackbox_older_driver_CPPFLAGS = $(HARNESS_CPPFLAGS)
-tests_blackbox_older_driver_LDADD = $(HARNESS_LIBS)
-EXTRA_tests_blackbox_older_driver_DEPENDENCIES = $(HARNESS_DEPS) tests/demo/newer-app
-
-tests_blackbox_invisible_until_used_CPPFLAGS = $(HARNESS_CPPFLAGS)
-tests_blackbox_invisible_until_used_LDFLAGS = $(HARNESS_CUDA_LINK)
-tests_blackbox_invisible_until_used_LDADD = -lcuda $(HARNESS_LIBS)
-EXTRA_tests_blackbox_invisible_until_used_DEPENDENCIES = $(HARNESS_DEPS)
-
-tests_blackbox_entry_points_CPPFLAGS = $(HARNESS_CPPFLAGS)
-tests_blackbox_entry_points_LDFLAGS = $(HARNESS_CUDA_LINK)
-tests_blackbox_entry_points_LDADD = -lcuda $(HARNESS_LIBS)
-EXTRA_tests_blackbox_entry_points_DEPENDENCIES = $(HARNESS_DEPS) tests/blackbox/dlsym-app
-
-tests_blackbox_diagnostics_CPPFLAGS = $(HARNESS_CPPFLAGS)
-tests_blackbox_diagnostics_LDFLAGS = $(HARNESS_CUDA_LINK)
-tests_blackbox_diagnostics_LDADD = -lcuda $(HARNESS_LIBS)
-EXTRA_tests_blackbox_diagnostics_DEPENDENCIES = $(HARNESS_DEPS) tests/demo/newer-app tests/blackbox/dlopen-app
-tests_blackbox_dlopen_app_LDADD = -ldl
 endif
 EXTRA_DIST += tests/blackbox/interop.h tests/blackbox/declared.py tests/blackbox/trace-format.golden

@@ -5,7 +5,7 @@
  * oracle here) and the driver's.  What it imports and what an 11.4 driver has
  * are read from its ELF file and the oracle, not from cushim. */
 #include <config.h>
-#include "harness.h"
+#include "../harness/harness.h"
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>

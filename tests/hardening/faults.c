@@ -5,7 +5,7 @@
  * the driver calls return the error the case calls for, and stderr says what
  * happened, once, naming the cause. */
 #include "cuda-all.h"
-#include "harness.h"
+#include "../harness/harness.h"
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  *    on fresh threads (their first traced call allocates the buffer): no
  *    deadlock, every call traced once, every line whole. */
 #include "cuda-all.h"
-#include "harness.h"
+#include "../harness/harness.h"
 #include <check.h>
 #include <pthread.h>
 #include <signal.h>

@@ -3,10 +3,11 @@
  * reach the fakes' counters.  Nothing here uses cushim's own code or table. */
 #ifndef CUSHIM_TEST_HARNESS_H
 #define CUSHIM_TEST_HARNESS_H
+#include <config.h>
 #include "../fake/fake.h"
 #include <stddef.h>
 
-/* Paths fixed at build time (HARNESS_CPPFLAGS, tests/harness/local.mk). */
+/* Paths fixed when this build was configured (config.h). */
 #define SHIM_SO ABS_TOP_BUILDDIR "/.libs/libcushim.so"
 #define FAKE_DIR ABS_TOP_BUILDDIR "/tests/fake"
 #define DRV(level) FAKE_DIR "/drv-" level
