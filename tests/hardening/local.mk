@@ -48,7 +48,7 @@ check-asan: sub-src/configure
 	{ test -f Makefile || $(SAN_CONFIGURE) --enable-sanitizers=address,undefined > configure.log; } && \
 	$(MAKE) $(AM_MAKEFLAGS) && \
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(SAN_ASAN_TESTS)' \
-		CUSHIM_TEST_PRELOAD_FIRST="`$(CC) -print-file-name=libasan.so`" \
+		CK_TIMEOUT_MULTIPLIER=4 CUSHIM_TEST_PRELOAD_FIRST="`$(CC) -print-file-name=libasan.so`" \
 		ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:detect_stack_use_after_return=1 \
 		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 check-tsan: sub-src/configure
@@ -56,7 +56,7 @@ check-tsan: sub-src/configure
 	{ test -f Makefile || $(SAN_CONFIGURE) --enable-sanitizers=thread > configure.log; } && \
 	$(MAKE) $(AM_MAKEFLAGS) && \
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(SAN_TSAN_TESTS)' \
-		CUSHIM_TEST_PRELOAD_FIRST="`$(CC) -print-file-name=libtsan.so`" \
+		CK_TIMEOUT_MULTIPLIER=4 CUSHIM_TEST_PRELOAD_FIRST="`$(CC) -print-file-name=libtsan.so`" \
 		TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:atexit_sleep_ms=0
 clean-local: clean-sanitizers
 clean-sanitizers:

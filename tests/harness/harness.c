@@ -52,6 +52,16 @@ char *const *target_argv(const char *const argv[])
 	return out;
 }
 
+/* How much slower than the plain build a child runs: under valgrind, or with
+ * a sanitizer's runtime preloaded (TSan makes the fork storm several times
+ * slower).  A timeout catches a hang, not a slow machine. */
+static long slowdown(void)
+{
+	if (getenv("CUSHIM_TEST_VALGRIND"))
+		return 20;
+	return getenv("CUSHIM_TEST_PRELOAD_FIRST") ? 4 : 1;
+}
+
 void run_child(struct run *r, const char *const argv[], const char *const env[], int timeout_s)
 {
 	FILE *out = tmpfile(), *err = tmpfile();
@@ -126,7 +136,7 @@ void run_child(struct run *r, const char *const argv[], const char *const env[],
 			}
 			if (w < 0 && errno != EINTR)
 				break;
-			if (waited++ > timeout_s * 200L * (getenv("CUSHIM_TEST_VALGRIND") ? 20 : 1)) {
+			if (waited++ > timeout_s * 200L * slowdown()) {
 				kill(pid, SIGKILL);
 				waitpid(pid, &st, 0);
 				r->code = -1;
