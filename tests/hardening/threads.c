@@ -28,6 +28,17 @@ extern char **environ;
 typedef CUresult (*count_fn)(int *);
 typedef CUresult (*init_fn)(unsigned int);
 
+/* The fake driver's own functions, looked up once before any thread starts:
+ * a dlopen in a child forked while another thread was inside dlopen hangs in
+ * ThreadSanitizer's runtime (its library list lock is not reset at fork), so
+ * no child of these tests calls dlopen itself. */
+static fake_export_fn driver_export;
+
+static void find_driver_exports(void)
+{
+	driver_export = FAKE(fake_export);
+}
+
 /* The shim answers as the driver does: the version, and after cuInit a
  * device count whose result is the driver's own answer at that moment (a
  * child forked from an initialised process is refused by the driver, with
@@ -35,7 +46,7 @@ typedef CUresult (*init_fn)(unsigned int);
 static int works(void)
 {
 	int v = 0, n = -1;
-	count_fn direct = (count_fn)FAKE(fake_export)("cuDeviceGetCount");
+	count_fn direct = driver_export ? (count_fn)driver_export("cuDeviceGetCount") : NULL;
 	if (!direct || cuDriverGetVersion(&v) != CUDA_SUCCESS || v != 13000)
 		return 0;
 	CUresult init = cuInit(0), shim = cuDeviceGetCount(&n), driver = direct(&n);
@@ -50,7 +61,7 @@ static int works(void)
  * call (the bootstrap) gets answers that need no cuInit of its own. */
 static void initialise_driver_directly(void)
 {
-	init_fn init = (init_fn)FAKE(fake_export)("cuInit");
+	init_fn init = driver_export ? (init_fn)driver_export("cuInit") : NULL;
 	if (init)
 		init(0);
 }
@@ -97,6 +108,7 @@ static void *caller(void *arg)
 static int child_forkstorm(const char *arg)
 {
 	pthread_t th[NFORKERS + NCALLERS];
+	find_driver_exports();
 	pthread_barrier_init(&barrier, NULL, NFORKERS + NCALLERS);
 	for (int t = 0; t < NFORKERS; t++)
 		pthread_create(&th[t], NULL, forker, NULL);
@@ -118,6 +130,7 @@ static void *bootstrapper(void *arg)
 
 static int child_vfork(const char *arg)
 {
+	find_driver_exports();
 	pthread_t th;
 	static int failures; /* static: not clobbered by vfork */
 	initialise_driver_directly();
@@ -184,6 +197,7 @@ static int child_signals(const char *arg)
 	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
+	find_driver_exports();
 	initialise_driver_directly(); /* CUDA_ERROR_NOT_INITIALIZED then means "during the bootstrap" */
 	for (int r = 0; r < rounds; r++) {
 		pthread_t th;
@@ -310,6 +324,7 @@ END_TEST
 /* Run by child_vfork: a program that uses the shim, freshly executed. */
 static int child_exec_target(const char *arg)
 {
+	find_driver_exports();
 	return !works();
 }
 
