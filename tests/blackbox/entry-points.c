@@ -152,7 +152,7 @@ END_TEST
 /* ---- cuGetErrorName/String(36) on an 11.4 driver ---- */
 #define NAME_(x) #x
 #define NAME(x) NAME_(x)
-_Static_assert(CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER == 36, "the code of the issue");
+_Static_assert(CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER == 36, "36: the code an export the driver lacks returns");
 
 static int child_errname(const char *arg)
 {

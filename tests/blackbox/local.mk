@@ -34,10 +34,12 @@ tests_blackbox_diagnostics_LDFLAGS = $(HARNESS_CUDA_LINK)
 tests_blackbox_diagnostics_LDADD = -lcuda $(HARNESS_LIBS)
 EXTRA_tests_blackbox_diagnostics_DEPENDENCIES = $(HARNESS_DEPS) tests/demo/newer-app tests/blackbox/dlopen-app
 tests_blackbox_dlopen_app_LDADD = -ldl
-tests/blackbox/interop-decls.txt: $(top_srcdir)/tests/blackbox/interop.h $(top_srcdir)/tests/blackbox/declared.py config.h
+# What the GL, EGL and VDPAU interop headers declare, read from the library's
+# own view of the toolkit's headers (src/cuda-all.h).
+tests/blackbox/interop-decls.txt: $(top_srcdir)/src/cuda-all.h $(top_srcdir)/tests/blackbox/declared.py config.h
 	$(AM_V_GEN)$(MKDIR_P) tests/blackbox && $(CPP) -I$(top_builddir) $(CUDA_CPPFLAGS) \
-		$(top_srcdir)/tests/blackbox/interop.h \
+		$(top_srcdir)/src/cuda-all.h \
 		| $(PYTHON) $(top_srcdir)/tests/blackbox/declared.py cudaGL.h cudaEGL.h cudaVDPAU.h > $@.tmp && mv $@.tmp $@
 CLEANFILES += tests/blackbox/interop-decls.txt
 endif
-EXTRA_DIST += tests/blackbox/interop.h tests/blackbox/declared.py tests/blackbox/trace-format.golden
+EXTRA_DIST += tests/blackbox/declared.py tests/blackbox/trace-format.golden
