@@ -3,6 +3,7 @@
  * expanded from the generated cushim-syms.h.  Used by the bootstrap, the
  * command-line tool and the tests. */
 #include "cushim-internal.h"
+#include <stdlib.h>
 #include <string.h>
 
 const struct cushim_sym cushim_syms[CUSHIM_NSYMS] = {
@@ -18,19 +19,15 @@ const struct cushim_sym cushim_syms[CUSHIM_NSYMS] = {
 #include "cushim-syms.h"
 #undef CUSHIM_STRUCT_CHECK
 
+static int by_name(const void *key, const void *row)
+{
+	return strcmp(key, ((const struct cushim_sym *)row)->name);
+}
+
 int cushim_lookup_index(const char *name)
 {
-	int lo = 0, hi = CUSHIM_NSYMS - 1;
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2, c = strcmp(name, cushim_syms[mid].name);
-		if (c == 0)
-			return mid;
-		if (c < 0)
-			hi = mid - 1;
-		else
-			lo = mid + 1;
-	}
-	return -1;
+	const struct cushim_sym *s = bsearch(name, cushim_syms, CUSHIM_NSYMS, sizeof *cushim_syms, by_name);
+	return s ? (int)(s - cushim_syms) : -1;
 }
 
 /* The CUDA runtimes the bootstrap looks for by soname, newest first (and

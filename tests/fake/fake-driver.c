@@ -74,19 +74,15 @@ static const char *const names[FAKE_NEXPORTS] = {
 #undef FAKE_NAME
 };
 
+static int by_name(const void *key, const void *name)
+{
+	return strcmp(key, *(const char *const *)name);
+}
+
 static int name_index(const char *name)
 {
-	int lo = 0, hi = FAKE_NEXPORTS - 1;
-	while (name && lo <= hi) {
-		int mid = (lo + hi) / 2, c = strcmp(name, names[mid]);
-		if (c == 0)
-			return mid;
-		if (c < 0)
-			hi = mid - 1;
-		else
-			lo = mid + 1;
-	}
-	return -1;
+	const char *const *n = name ? bsearch(name, names, FAKE_NEXPORTS, sizeof *names, by_name) : NULL;
+	return n ? (int)(n - names) : -1;
 }
 
 /* ---- the recorder ---- */
