@@ -82,6 +82,15 @@ CUSHIM_LOG=loud CUSHIM_LOGG=1 run_cmd docbad "$CUSHIM" doctor
 expect_rc docbad 1
 grep -q "CUSHIM_LOG=loud: not off, warn, info, errors or trace: warn is used" "$T/docbad.out" || fail "doctor does not flag CUSHIM_LOG=loud"
 grep -q "CUSHIM_LOGG is not a cushim variable" "$T/docbad.out" || fail "doctor does not flag CUSHIM_LOGG"
+# Each variable the library reads, set (CUSHIM_ADAPT=0 say), is shown as a
+# setting, never taken for a typo: doctor judges with the library's table.
+vars=$(cat "$top_srcdir"/src/*.c | grep -o '\(getenv\|setting\)("CUSHIM_[A-Z_]*")' | grep -o 'CUSHIM_[A-Z_]*' | sort -u)
+[ "$(echo "$vars" | wc -w)" -ge 9 ] || fail "found too few variables in src/: $vars"
+for v in $vars; do
+	run_cmd docset env "$v=0" "$CUSHIM" doctor
+	grep -q "$v is not a cushim variable" "$T/docset.out" && fail "doctor takes $v=0 for a typo"
+	grep -q "^\(settings: \)\{0,1\} *$v=0" "$T/docset.out" || fail "doctor does not show $v=0: $(grep "$v" "$T/docset.out")"
+done
 # No driver at all (unless this machine has a real one in its loader cache).
 if ! /sbin/ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
 	LD_LIBRARY_PATH=$fake/no-rt run_cmd docnone "$CUSHIM" doctor
