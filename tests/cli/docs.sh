@@ -1,6 +1,7 @@
 #!/bin/sh
-# The man page documents every subcommand, every option the command accepts
-# and every CUSHIM_* variable the library reads; --version and --help work.
+# The docs against the code: the man page documents every subcommand, every
+# option the command accepts and every CUSHIM_* variable the library reads;
+# the README's layout matches the tree; --version and --help work.
 . "$top_srcdir/tests/cli/defs.sh"
 man=$top_srcdir/doc/cushim.1
 [ -s "$man" ] || { fail "no $man"; finish; }
@@ -28,6 +29,17 @@ for v in $vars; do
 done
 for v in $rows; do
 	grep -A1 "^\.TP" "$man" | sed 's/\\-/-/g; s/\\f[BIRP]//g' | grep -q "$v" || fail "the man page has no entry for $v"
+done
+# The README's layout names every folder that has a build fragment, and
+# every folder it names exists.
+awk '/^[0-9]+\. Layout$/ { on = 1; next } on && /^[0-9]+\. / { on = 0 } on' "$top_srcdir/README" >"$T/layout"
+[ -s "$T/layout" ] || fail "the README has no Layout section"
+for mk in $(cd "$top_srcdir" && find src tests samples tools -name local.mk); do
+	d=${mk%local.mk}
+	grep -q "^  $d" "$T/layout" || fail "the README's layout does not name $d (it has $mk)"
+done
+for d in $(sed -n 's|^  \([a-z][a-z0-9_./-]*/\) .*|\1|p' "$T/layout"); do
+	[ -d "$top_srcdir/$d" ] || fail "the README's layout names $d, which is not in the tree"
 done
 if command -v groff >/dev/null 2>&1; then
 	groff -man -ww -z "$man" 2>"$T/groff.err"
