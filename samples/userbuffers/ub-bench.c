@@ -102,6 +102,66 @@ static int time_op(struct ub_comm *c, int h, int op, int ce, size_t s, int iters
 	return 0;
 }
 
+/* All-gather and reduce-scatter, SM and copy-engine variants, at message size
+ * s; rank 0 prints a line for each. 0, or 1 when a measurement failed. */
+static int bench_size(struct ub_comm *c, int h, const struct bopts *o, size_t s)
+{
+	struct ub_boot *b = c->b;
+	int iters = iters_for(o, s);
+
+	for (int op = 0; op < 2; op++)
+		for (int ce = 0; ce < 2; ce++) {
+			double ms = 0;
+			if (time_op(c, h, op, ce, s, iters, &ms) != 0)
+				return 1;
+			double alg = (double)s / (ms * 1e-3) / 1e9;
+			if (b->rank == 0)
+				printf("ub-bench shim=%s op=%s variant=%s ranks=%d gpus=%d bytes=%zu iters=%d "
+				       "time_us=%.1f algbw_GBps=%.2f busbw_GBps=%.2f verified=yes\n",
+				       o->shim, op == 0 ? "allgather" : "reducescatter", ce ? "ce" : "sm", b->n,
+				       o->gpus, s, iters, ms * 1e3, alg, alg * (b->n - 1) / b->n);
+		}
+	return 0;
+}
+
+/* The ceiling: cuMemcpyDtoD of the same bytes on rank 0's GPU, the others idle.
+ * The buffers are made for the first size and freed after the last. 0 or -1. */
+static int memcpy_ceiling(struct ub_boot *b, const struct bopts *o, size_t s)
+{
+	static CUdeviceptr src, dst;
+	CUevent e0, e1;
+	float t = 0;
+	int it = iters_for(o, s);
+
+	if (!src) {
+		UB_CU(b, cuMemAlloc(&src, o->max));
+		UB_CU(b, cuMemAlloc(&dst, o->max));
+		UB_CU(b, cuMemsetD8(src, 1, o->max));
+	}
+	UB_CU(b, cuEventCreate(&e0, CU_EVENT_DEFAULT));
+	UB_CU(b, cuEventCreate(&e1, CU_EVENT_DEFAULT));
+	UB_CU(b, cuMemcpyDtoD(dst, src, s)); /* warm-up */
+	UB_CU(b, cuCtxSynchronize());
+	UB_CU(b, cuEventRecord(e0, NULL));
+	for (int i = 0; i < it; i++)
+		UB_CU(b, cuMemcpyDtoD(dst, src, s));
+	UB_CU(b, cuEventRecord(e1, NULL));
+	UB_CU(b, cuEventSynchronize(e1));
+	UB_CU(b, cuEventElapsedTime(&t, e0, e1));
+	cuEventDestroy(e0);
+	cuEventDestroy(e1);
+	double ms = t / it;
+	printf("ub-bench shim=%s op=memcpy_dtod variant=ce ranks=1 gpus=1 bytes=%zu iters=%d time_us=%.1f "
+	       "algbw_GBps=%.2f busbw_GBps=%.2f\n",
+	       o->shim, s, it, ms * 1e3, (double)s / (ms * 1e-3) / 1e9, (double)s / (ms * 1e-3) / 1e9);
+	if (s * 2 > o->max) {
+		cuMemFree(src);
+		cuMemFree(dst);
+		src = dst = 0;
+	}
+	return 0;
+}
+
 static int bench_rank(struct ub_boot *b, void *arg)
 {
 	const struct bopts *o = arg;
@@ -124,56 +184,12 @@ static int bench_rank(struct ub_boot *b, void *arg)
 	UB_CU(b, cuMemsetD8(c.reg[h].ptr[b->rank], 0, c.reg[h].size));
 	UB_CU(b, cuCtxSynchronize());
 	for (size_t s = o->min; s <= o->max && !fail; s *= 2) {
-		int iters = iters_for(o, s);
-		for (int op = 0; op < 2 && !fail; op++)
-			for (int ce = 0; ce < 2 && !fail; ce++) {
-				double ms = 0;
-				if (time_op(&c, h, op, ce, s, iters, &ms) != 0) {
-					fail = 1;
-					break;
-				}
-				double alg = (double)s / (ms * 1e-3) / 1e9;
-				if (b->rank == 0)
-					printf("ub-bench shim=%s op=%s variant=%s ranks=%d gpus=%d bytes=%zu iters=%d "
-					       "time_us=%.1f algbw_GBps=%.2f busbw_GBps=%.2f verified=yes\n",
-					       o->shim, op == 0 ? "allgather" : "reducescatter", ce ? "ce" : "sm", b->n,
-					       o->gpus, s, iters, ms * 1e3, alg, alg * (b->n - 1) / b->n);
-			}
-		/* The ceiling: cuMemcpyDtoD of the same bytes on rank 0's GPU, the others idle. */
+		fail = bench_size(&c, h, o, s);
+		/* The ceiling, measured by rank 0 between two barriers. */
 		if (!fail && ub_barrier(b) != 0)
 			fail = 1;
-		if (!fail && b->rank == 0) {
-			static CUdeviceptr src, dst;
-			CUevent e0, e1;
-			float t = 0;
-			int it = iters_for(o, s);
-			if (!src) {
-				UB_CU(b, cuMemAlloc(&src, o->max));
-				UB_CU(b, cuMemAlloc(&dst, o->max));
-				UB_CU(b, cuMemsetD8(src, 1, o->max));
-			}
-			UB_CU(b, cuEventCreate(&e0, CU_EVENT_DEFAULT));
-			UB_CU(b, cuEventCreate(&e1, CU_EVENT_DEFAULT));
-			UB_CU(b, cuMemcpyDtoD(dst, src, s)); /* warm-up */
-			UB_CU(b, cuCtxSynchronize());
-			UB_CU(b, cuEventRecord(e0, NULL));
-			for (int i = 0; i < it; i++)
-				UB_CU(b, cuMemcpyDtoD(dst, src, s));
-			UB_CU(b, cuEventRecord(e1, NULL));
-			UB_CU(b, cuEventSynchronize(e1));
-			UB_CU(b, cuEventElapsedTime(&t, e0, e1));
-			cuEventDestroy(e0);
-			cuEventDestroy(e1);
-			double ms = t / it;
-			printf("ub-bench shim=%s op=memcpy_dtod variant=ce ranks=1 gpus=1 bytes=%zu iters=%d time_us=%.1f "
-			       "algbw_GBps=%.2f busbw_GBps=%.2f\n",
-			       o->shim, s, it, ms * 1e3, (double)s / (ms * 1e-3) / 1e9, (double)s / (ms * 1e-3) / 1e9);
-			if (s * 2 > o->max) {
-				cuMemFree(src);
-				cuMemFree(dst);
-				src = dst = 0;
-			}
-		}
+		if (!fail && b->rank == 0 && memcpy_ceiling(b, o, s) != 0)
+			return -1;
 		if (!fail && ub_barrier(b) != 0)
 			fail = 1;
 	}

@@ -317,6 +317,80 @@ struct hub_rank {
 	char *msg; /* this round's contribution, or NULL */
 };
 
+/* The ranks the hub waits on this round (neither hung up nor holding a
+ * contribution) go into p, their indices into idx; *pending counts the ranks
+ * holding one. Returns how many are in p. */
+static int hub_poll_set(struct hub_rank *r, int n, struct pollfd *p, int *idx, int *pending)
+{
+	int np = 0;
+
+	*pending = 0;
+	for (int i = 0; i < n; i++) {
+		if (r[i].msg)
+			(*pending)++;
+		if (!r[i].done && !r[i].msg) {
+			p[np].fd = r[i].fd;
+			p[np].events = POLLIN;
+			idx[np++] = i;
+		}
+	}
+	return np;
+}
+
+/* Reads one message of rank h into h->msg (buf: room for it, 1 MiB): 0, 1 when
+ * the rank hung up, -1 when the message is malformed. */
+static int hub_recv(struct hub_rank *h, char *buf)
+{
+	ssize_t got = recv(h->fd, buf, 1 << 20, 0);
+
+	if (got <= 0) {
+		h->done = 1;
+		return 1;
+	}
+	if (got < 8)
+		return -1;
+	memcpy(&h->len, buf, 8);
+	if (h->len != (size_t)got - 8)
+		return -1;
+	h->msg = malloc(h->len + 1);
+	memcpy(h->msg, buf + 8, h->len);
+	return 0;
+}
+
+/* Once every rank has contributed, sends the contributions in rank order to
+ * every rank still connected and clears the round. 0 (also while the round is
+ * incomplete), or -1 when the sizes disagree or a send fails. */
+static int hub_round(struct hub_rank *r, int n)
+{
+	int ready = 0;
+	size_t len;
+	char *all;
+
+	for (int i = 0; i < n; i++)
+		ready += r[i].msg != NULL;
+	if (ready != n)
+		return 0;
+	len = r[0].len;
+	for (int i = 1; i < n; i++)
+		if (r[i].len != len) {
+			fprintf(stderr, "[ub launcher] ranks disagree on an allgather's size; aborting\n");
+			return -1;
+		}
+	all = malloc(len * (size_t)n + 1);
+	for (int i = 0; i < n; i++) {
+		memcpy(all + len * (size_t)i, r[i].msg, len);
+		free(r[i].msg);
+		r[i].msg = NULL;
+	}
+	for (int i = 0; i < n; i++)
+		if (!r[i].done && len * (size_t)n > 0 && send_all(r[i].fd, all, len * (size_t)n) != 0) {
+			free(all);
+			return -1;
+		}
+	free(all);
+	return 0;
+}
+
 /* Serve rounds until every rank has hung up. 0, or -1 when the job had to be
  * aborted (a rank left in the middle of a round, a size mismatch, the deadline). */
 static int serve(struct hub_rank *r, int n, double deadline)
@@ -328,18 +402,9 @@ static int serve(struct hub_rank *r, int n, double deadline)
 		return -1;
 	while (alive > 0) {
 		struct pollfd p[UB_MAX_RANKS];
-		int np = 0, idx[UB_MAX_RANKS], pending = 0, ready = 0;
+		int idx[UB_MAX_RANKS], pending, np = hub_poll_set(r, n, p, idx, &pending);
 
-		for (int i = 0; i < n; i++) {
-			if (r[i].msg)
-				pending++;
-			if (!r[i].done && !r[i].msg) {
-				p[np].fd = r[i].fd;
-				p[np].events = POLLIN;
-				idx[np++] = i;
-			}
-		}
-		if (pending && pending + (int)np < n) {
+		if (pending && pending + np < n) {
 			fprintf(stderr, "[ub launcher] a rank left while the others were in a collective; aborting the job\n");
 			goto abort;
 		}
@@ -354,43 +419,14 @@ static int serve(struct hub_rank *r, int n, double deadline)
 		for (int j = 0; j < np && k > 0; j++) {
 			if (!p[j].revents)
 				continue;
-			struct hub_rank *h = &r[idx[j]];
-			ssize_t got = recv(h->fd, buf, 1 << 20, 0);
-			if (got <= 0) {
-				h->done = 1;
+			int got = hub_recv(&r[idx[j]], buf);
+			if (got < 0)
+				goto abort;
+			if (got > 0)
 				alive--;
-				continue;
-			}
-			if (got < 8)
-				goto abort;
-			memcpy(&h->len, buf, 8);
-			if (h->len != (size_t)got - 8)
-				goto abort;
-			h->msg = malloc(h->len + 1);
-			memcpy(h->msg, buf + 8, h->len);
 		}
-		for (int i = 0; i < n; i++)
-			ready += r[i].msg != NULL;
-		if (ready == n) {
-			size_t len = r[0].len;
-			for (int i = 1; i < n; i++)
-				if (r[i].len != len) {
-					fprintf(stderr, "[ub launcher] ranks disagree on an allgather's size; aborting\n");
-					goto abort;
-				}
-			char *all = malloc(len * (size_t)n + 1);
-			for (int i = 0; i < n; i++) {
-				memcpy(all + len * (size_t)i, r[i].msg, len);
-				free(r[i].msg);
-				r[i].msg = NULL;
-			}
-			for (int i = 0; i < n; i++)
-				if (!r[i].done && len * (size_t)n > 0 && send_all(r[i].fd, all, len * (size_t)n) != 0) {
-					free(all);
-					goto abort;
-				}
-			free(all);
-		}
+		if (hub_round(r, n) != 0)
+			goto abort;
 	}
 	free(buf);
 	return 0;
@@ -405,67 +441,78 @@ abort:
 	return -1;
 }
 
-int ub_launch(int n, ub_rank_fn fn, void *arg, int job_timeout_s)
+#ifdef UB_MPI
+/* Under mpirun this process is one rank: no hub, no fork; the nonce is rank
+ * 0's. Returns the job's status, with MPI finalised. */
+static int launch_mpi(struct ub_boot *b, ub_rank_fn fn, void *arg, int job_timeout_s)
 {
-	struct ub_boot b = { .n = n };
-	struct hub_rank r[UB_MAX_RANKS];
-	pid_t pid[UB_MAX_RANKS];
+	int rc;
+
+	b->mpi = 1;
+	b->hub = -1;
+	b->nonce = b->rank == 0 ? new_nonce() : 0;
+	if (b->n < 1 || b->n > UB_MAX_RANKS || ub_mpi_bcast_nonce(&b->nonce) != 0) {
+		if (b->rank == 0)
+			fprintf(stderr, "[ub mpi] %d ranks (1..%d allowed) or MPI_Bcast failed\n", b->n, UB_MAX_RANKS);
+		ub_boot_fini();
+		return 1;
+	}
+	snprintf(b->prefix, sizeof b->prefix, "cushim-ub-%016llx", b->nonce);
+	rc = ub_mpi_run(b, fn, arg, job_timeout_s);
+	ub_boot_fini();
+	return rc;
+}
+#endif
+
+/* Names the job's sockets with a new nonce and opens the hub's listening
+ * socket for n ranks: the socket, or -1. */
+static int hub_listen(struct ub_boot *b, int n)
+{
 	struct sockaddr_un a;
 	socklen_t alen;
-	int lst, status = 0, npass = 0, nskip = 0, served;
-	double deadline = now_s() + job_timeout_s;
+	int lst;
 
-	if (ub_mpirun_env()) {
-		int k = ub_boot_init(&b.n, &b.rank);
-		if (k < 0)
-			return 1;
-#ifdef UB_MPI
-		/* One rank per process: no hub, no fork; the nonce is rank 0's. */
-		int rc;
-		b.mpi = 1;
-		b.hub = -1;
-		b.nonce = b.rank == 0 ? new_nonce() : 0;
-		if (b.n < 1 || b.n > UB_MAX_RANKS || ub_mpi_bcast_nonce(&b.nonce) != 0) {
-			if (b.rank == 0)
-				fprintf(stderr, "[ub mpi] %d ranks (1..%d allowed) or MPI_Bcast failed\n", b.n, UB_MAX_RANKS);
-			ub_boot_fini();
-			return 1;
-		}
-		snprintf(b.prefix, sizeof b.prefix, "cushim-ub-%016llx", b.nonce);
-		rc = ub_mpi_run(&b, fn, arg, job_timeout_s);
-		ub_boot_fini();
-		return rc;
-#endif
-	}
-	if (n < 1 || n > UB_MAX_RANKS)
-		return 1;
-	b.nonce = new_nonce();
-	snprintf(b.prefix, sizeof b.prefix, "cushim-ub-%016llx", b.nonce);
-	alen = abstract_addr(&a, b.prefix, "hub", 0);
+	b->nonce = new_nonce();
+	snprintf(b->prefix, sizeof b->prefix, "cushim-ub-%016llx", b->nonce);
+	alen = abstract_addr(&a, b->prefix, "hub", 0);
 	lst = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (lst < 0 || bind(lst, (struct sockaddr *)&a, alen) != 0 || listen(lst, n) != 0) {
 		perror("[ub launcher] hub socket");
-		return 1;
+		return -1;
 	}
-	fflush(NULL);
+	return lst;
+}
+
+/* Forks the n ranks into pid[]; each connects to the hub and exits with fn's
+ * status. 0, or -1 when a fork failed (the ranks forked so far are killed). */
+static int fork_ranks(struct ub_boot *b, int n, int lst, pid_t *pid, ub_rank_fn fn, void *arg)
+{
 	for (int i = 0; i < n; i++) {
 		pid[i] = fork();
 		if (pid[i] < 0) {
 			perror("[ub launcher] fork");
 			for (int j = 0; j < i; j++)
 				kill(pid[j], SIGKILL);
-			return 1;
+			return -1;
 		}
 		if (pid[i] == 0) {
 			close(lst);
-			b.rank = i;
-			b.hub = connect_hub(&b);
-			int rc = b.hub < 0 ? 1 : fn(&b, arg);
+			b->rank = i;
+			b->hub = connect_hub(b);
+			int rc = b->hub < 0 ? 1 : fn(b, arg);
 			/* exit, not _exit: the shim's summary and trace are written at exit. */
 			exit(rc);
 		}
 	}
-	/* Accept the n ranks; the first message names the rank. */
+	return 0;
+}
+
+/* Accepts the n ranks until the deadline; the first message names the rank.
+ * 1 when every rank connected, else 0. */
+static int accept_ranks(int lst, struct hub_rank *r, int n, double deadline)
+{
+	int connected = 1;
+
 	for (int i = 0; i < n; i++)
 		r[i] = (struct hub_rank){ .fd = -1 };
 	for (int got = 0; got < n;) {
@@ -483,27 +530,35 @@ int ub_launch(int n, ub_rank_fn fn, void *arg, int job_timeout_s)
 		r[rank].fd = s;
 		got++;
 	}
-	close(lst);
-	int connected = 1;
 	for (int i = 0; i < n; i++)
 		if (r[i].fd < 0)
 			connected = 0;
-	served = connected ? serve(r, n, deadline) : -1;
-	for (int i = 0; i < n; i++)
-		if (r[i].fd >= 0)
-			close(r[i].fd);
-	if (served != 0) /* give the ranks a moment to fail on their own, then stop them */
-		for (int t = 0; t < 50; t++) {
-			int left = 0;
-			for (int i = 0; i < n; i++)
-				if (pid[i] > 0 && waitpid(pid[i], NULL, WNOHANG) == 0)
-					left++;
-				else
-					pid[i] = -1; /* reaped (or gone): never signalled again */
-			if (!left)
-				break;
-			usleep(100000);
-		}
+	return connected;
+}
+
+/* Gives the ranks of a failed job a moment (up to 5 s) to fail on their own. */
+static void linger_ranks(pid_t *pid, int n)
+{
+	for (int t = 0; t < 50; t++) {
+		int left = 0;
+		for (int i = 0; i < n; i++)
+			if (pid[i] > 0 && waitpid(pid[i], NULL, WNOHANG) == 0)
+				left++;
+			else
+				pid[i] = -1; /* reaped (or gone): never signalled again */
+		if (!left)
+			break;
+		usleep(100000);
+	}
+}
+
+/* Reaps the ranks, after a failed job (served != 0) killing those still
+ * running, and judges their exit statuses: the job's status, 0 when every rank
+ * passed, 77 when every rank skipped, else 1. */
+static int reap_ranks(pid_t *pid, int n, int served)
+{
+	int npass = 0, nskip = 0;
+
 	for (int i = 0; i < n; i++) {
 		int st = 0;
 		if (pid[i] < 0)
@@ -522,15 +577,45 @@ int ub_launch(int n, ub_rank_fn fn, void *arg, int job_timeout_s)
 			fprintf(stderr, "[ub launcher] rank %d died by signal %d\n", i, WTERMSIG(st));
 	}
 	if (served != 0)
-		status = 1;
-	else if (npass == n)
-		status = 0;
-	else if (nskip == n)
-		status = 77;
-	else {
-		if (npass + nskip == n)
-			fprintf(stderr, "[ub launcher] some ranks skipped and others did not\n");
-		status = 1;
+		return 1;
+	if (npass == n)
+		return 0;
+	if (nskip == n)
+		return 77;
+	if (npass + nskip == n)
+		fprintf(stderr, "[ub launcher] some ranks skipped and others did not\n");
+	return 1;
+}
+
+int ub_launch(int n, ub_rank_fn fn, void *arg, int job_timeout_s)
+{
+	struct ub_boot b = { .n = n };
+	struct hub_rank r[UB_MAX_RANKS];
+	pid_t pid[UB_MAX_RANKS];
+	int lst, connected, served;
+	double deadline = now_s() + job_timeout_s;
+
+	if (ub_mpirun_env()) {
+		if (ub_boot_init(&b.n, &b.rank) < 0)
+			return 1;
+#ifdef UB_MPI
+		return launch_mpi(&b, fn, arg, job_timeout_s);
+#endif
 	}
-	return status;
+	if (n < 1 || n > UB_MAX_RANKS)
+		return 1;
+	if ((lst = hub_listen(&b, n)) < 0)
+		return 1;
+	fflush(NULL);
+	if (fork_ranks(&b, n, lst, pid, fn, arg) != 0)
+		return 1;
+	connected = accept_ranks(lst, r, n, deadline);
+	close(lst);
+	served = connected ? serve(r, n, deadline) : -1;
+	for (int i = 0; i < n; i++)
+		if (r[i].fd >= 0)
+			close(r[i].fd);
+	if (served != 0) /* give the ranks a moment to fail on their own, then stop them */
+		linger_ranks(pid, n);
+	return reap_ranks(pid, n, served);
 }

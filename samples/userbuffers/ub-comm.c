@@ -60,12 +60,15 @@ int ub_vmm_init(struct ub_vmm *v, const char *route)
 }
 
 /* ---- device, context, module ---- */
-int ub_dev_open(struct ub_boot *b, struct ub_dev *d, int ngpus, const char *route, double timeout_s)
+/* Initialises the driver and picks this rank's device (several ranks share a
+ * GPU when there are more ranks than GPUs); *clock_khz is its clock rate.
+ * 0, 77 (skip: too few devices, no VMM or fd handles, a shared device not in
+ * the default compute mode) or -1. */
+static int dev_pick(struct ub_boot *b, struct ub_dev *d, int ngpus, int *clock_khz)
 {
 	int count = 0, vmm = 0, fdh = 0, mode = 0, khz = 0, per_gpu;
 	CUresult rc;
 
-	memset(d, 0, sizeof *d);
 	if ((rc = cuInit(0)) != CUDA_SUCCESS || (rc = cuDeviceGetCount(&count)) != CUDA_SUCCESS || count < 1) {
 		ub_log(b, "no CUDA device (%s); skipping", ub_err(rc));
 		return 77;
@@ -82,6 +85,7 @@ int ub_dev_open(struct ub_boot *b, struct ub_dev *d, int ngpus, const char *rout
 	UB_CU(b, cuDeviceGetAttribute(&mode, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, d->dev));
 	UB_CU(b, cuDeviceGetAttribute(&d->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d->dev));
 	UB_CU(b, cuDeviceGetAttribute(&khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, d->dev));
+	*clock_khz = khz;
 	if (!vmm || !fdh) {
 		ub_log(b, "device %d lacks %s; skipping", d->ordinal,
 		       !vmm ? "virtual memory management" : "POSIX file descriptor handles");
@@ -92,6 +96,12 @@ int ub_dev_open(struct ub_boot *b, struct ub_dev *d, int ngpus, const char *rout
 		       d->ordinal, per_gpu);
 		return 77;
 	}
+	return 0;
+}
+
+/* This rank's device must reach every other device of the job: 0, 77 or -1. */
+static int dev_peers(struct ub_boot *b, struct ub_dev *d, int ngpus)
+{
 	for (int g = 0; g < ngpus; g++) {
 		CUdevice other;
 		int can = 1;
@@ -104,6 +114,14 @@ int ub_dev_open(struct ub_boot *b, struct ub_dev *d, int ngpus, const char *rout
 			return 77;
 		}
 	}
+	return 0;
+}
+
+/* The primary context, the comm stream, the module and its kernels: 0 or -1. */
+static int dev_load(struct ub_boot *b, struct ub_dev *d)
+{
+	int fit = 0;
+
 	UB_CU(b, cuDevicePrimaryCtxRetain(&d->ctx, d->dev));
 	UB_CU(b, cuCtxSetCurrent(d->ctx));
 	UB_CU(b, cuStreamCreate(&d->stream, CU_STREAM_NON_BLOCKING));
@@ -122,9 +140,19 @@ int ub_dev_open(struct ub_boot *b, struct ub_dev *d, int ngpus, const char *rout
 	F(sleep);
 #undef F
 	/* Cooperative launches: the grid may not exceed the blocks resident at once. */
-	int fit = 0;
 	UB_CU(b, cuOccupancyMaxActiveBlocksPerMultiprocessor(&fit, d->rs_pullsum, 512, 0));
 	d->max_grid = (unsigned)(fit > 0 ? fit : 1) * (unsigned)d->sms;
+	return 0;
+}
+
+int ub_dev_open(struct ub_boot *b, struct ub_dev *d, int ngpus, const char *route, double timeout_s)
+{
+	int khz = 0, rc;
+
+	memset(d, 0, sizeof *d);
+	if ((rc = dev_pick(b, d, ngpus, &khz)) != 0 || (rc = dev_peers(b, d, ngpus)) != 0 ||
+	    (rc = dev_load(b, d)) != 0)
+		return rc;
 	/* UB_TIMEOUT: seconds -> clock64 cycles, as TE does (1000 * clockRate_kHz * s). */
 	d->timeout_cycles = (long long)(timeout_s * 1000.0 * (khz > 0 ? khz : 2000000));
 	if (ub_vmm_init(&d->vmm, route) != 0) {
@@ -239,20 +267,16 @@ int ub_mc_setup(struct ub_comm *c, int requested)
 }
 
 /* ---- registration, as TE's register_user_buffer_collective ---- */
-int ub_register(struct ub_comm *c, size_t bytes)
+/* Steps 1 to 3: r->size, the granularity-rounded size every rank must agree
+ * on, and my slice, created and exported as *fd. 0 or -1. */
+static int reg_create(struct ub_comm *c, struct ub_reg *r, size_t bytes, int *fd)
 {
 	struct ub_boot *b = c->b;
 	struct ub_vmm *v = &c->d->vmm;
-	int h = c->nregs, me = c->me, n = c->n, sock, myfd = -1, peerfd[UB_MAX_RANKS];
-	struct ub_reg *r = &c->reg[h];
+	int me = c->me, n = c->n, myfd = -1;
 	CUmemAllocationProp prop = { 0 };
-	CUmemAccessDesc access = { 0 };
 	size_t gran = 0, sizes[UB_MAX_RANKS];
-	uint64_t table[UB_MAX_RANKS];
 
-	if (h >= UB_MAX_REGIONS)
-		return -1;
-	memset(r, 0, sizeof *r);
 	/* 1. pinned device memory exportable as a POSIX fd */
 	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
 	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
@@ -271,39 +295,59 @@ int ub_register(struct ub_comm *c, size_t bytes)
 	/* 3. create and export */
 	UB_CU(b, v->create(&r->h[me], r->size, &prop, 0));
 	UB_CU(b, v->export_fd(&myfd, r->h[me], CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
-	/* 4. exchange: n-1 ring steps, a barrier each (TE's ipcsocket all-to-all) */
-	if ((sock = ub_fd_socket(b)) < 0)
-		return -1;
-	for (int i = 0; i < n; i++)
-		peerfd[i] = -1;
+	*fd = myfd;
+	return 0;
+}
+
+/* Step 4: n-1 ring steps, a barrier each (TE's ipcsocket all-to-all): myfd
+ * goes to me+p, peerfd[me-p] comes from me-p. 0 or -1; what arrived stays in
+ * peerfd for the caller to close. */
+static int reg_exchange(struct ub_comm *c, int sock, int myfd, int *peerfd)
+{
+	struct ub_boot *b = c->b;
+	int me = c->me, n = c->n;
+
 	for (int p = 1; p < n; p++) {
 		int got, from = -1;
 		if (ub_barrier(b) != 0 || ub_fd_send(b, sock, (me + p) % n, &myfd, 1) != 0)
-			goto fail;
+			return -1;
 		got = ub_fd_recv(b, sock, &peerfd[(me - p + n) % n], 1, &from, 30000);
 		if (got != 1 || from != (me - p + n) % n) {
 			ub_log(b, "fd exchange step %d: got %d fds from rank %d, wanted one from %d", p, got, from,
 			       (me - p + n) % n);
-			goto fail;
+			return -1;
 		}
 	}
-	close(sock);
-	sock = -1;
-	/* 5. import, then close every fd */
-	for (int p = 0; p < n; p++)
-		if (p != me) {
+	return 0;
+}
+
+/* Step 5: every peer's slice imported from its fd. 0 or -1. */
+static int reg_import(struct ub_comm *c, struct ub_reg *r, const int *peerfd)
+{
+	struct ub_vmm *v = &c->d->vmm;
+
+	for (int p = 0; p < c->n; p++)
+		if (p != c->me) {
 			CUresult rc = v->import_fd(&r->h[p], (void *)(uintptr_t)peerfd[p],
 						   CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
 			if (rc != CUDA_SUCCESS) {
-				ub_log(b, "cuMemImportFromShareableHandle(rank %d): %s", p, ub_err(rc));
-				goto fail;
+				ub_log(c->b, "cuMemImportFromShareableHandle(rank %d): %s", p, ub_err(rc));
+				return -1;
 			}
 		}
-	for (int p = 0; p < n; p++)
-		if (peerfd[p] >= 0)
-			close(peerfd[p]), peerfd[p] = -1;
-	close(myfd);
-	myfd = -1;
+	return 0;
+}
+
+/* Steps 6 to 8: every slice mapped into one reservation, and the slices'
+ * pointers published in region 0. 0 or -1. */
+static int reg_map(struct ub_comm *c, struct ub_reg *r, int h)
+{
+	struct ub_boot *b = c->b;
+	struct ub_vmm *v = &c->d->vmm;
+	CUmemAccessDesc access = { 0 };
+	uint64_t table[UB_MAX_RANKS];
+	int me = c->me, n = c->n;
+
 	/* 6. one reservation for all ranks, each slice mapped */
 	UB_CU(b, v->reserve(&r->base, r->size * (size_t)n, 0, 0, 0));
 	for (int i = 0; i < n; i++) {
@@ -322,6 +366,39 @@ int ub_register(struct ub_comm *c, size_t bytes)
 		table[i] = (uint64_t)r->ptr[i];
 	UB_CU(b, cuMemcpyHtoD(c->reg[0].ptr[me] + (CUdeviceptr)h * (CUdeviceptr)n * 8, table, (size_t)n * 8));
 	UB_CU(b, cuCtxSynchronize());
+	return 0;
+}
+
+int ub_register(struct ub_comm *c, size_t bytes)
+{
+	struct ub_boot *b = c->b;
+	int h = c->nregs, n = c->n, sock, myfd = -1, peerfd[UB_MAX_RANKS];
+	struct ub_reg *r = &c->reg[h];
+
+	if (h >= UB_MAX_REGIONS)
+		return -1;
+	memset(r, 0, sizeof *r);
+	if (reg_create(c, r, bytes, &myfd) != 0)
+		return -1;
+	/* 4. exchange: n-1 ring steps, a barrier each (TE's ipcsocket all-to-all) */
+	if ((sock = ub_fd_socket(b)) < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		peerfd[i] = -1;
+	if (reg_exchange(c, sock, myfd, peerfd) != 0)
+		goto fail;
+	close(sock);
+	sock = -1;
+	/* 5. import, then close every fd */
+	if (reg_import(c, r, peerfd) != 0)
+		goto fail;
+	for (int p = 0; p < n; p++)
+		if (peerfd[p] >= 0)
+			close(peerfd[p]), peerfd[p] = -1;
+	close(myfd);
+	myfd = -1;
+	if (reg_map(c, r, h) != 0)
+		return -1;
 	c->nregs++;
 	return h;
 fail:

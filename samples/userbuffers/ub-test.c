@@ -333,19 +333,15 @@ static int run_timeout(struct ub_boot *b, struct ub_dev *d, const struct opts *o
 	return fail;
 }
 
-/* memMapIPCDrv: one exporter; every rank maps all buffers and releases its
- * handles right after mapping; staggered writes with barriers; rank id must end
- * up holding (id+1)%n. A mismatch exits non-zero (the original exits 0). */
-static int run_memmap(struct ub_boot *b, struct ub_dev *d, const struct opts *o)
+/* memmap's buffers: 4 MiB each, rounded up to the granularity (*psize). Once
+ * the fd socket (*psock) is open, rank 0 creates and exports the n buffers
+ * (own, fds). 0, 1 or -1 (a driver call failed). */
+static int memmap_create(struct ub_boot *b, struct ub_vmm *v, size_t *psize, int *psock,
+			 CUmemGenericAllocationHandle *own, int *fds)
 {
-	struct ub_vmm *v = &d->vmm;
-	int n = b->n, me = b->rank, fds[UB_MAX_RANKS], nfd = 0, sock, from = -1;
-	CUmemGenericAllocationHandle own[UB_MAX_RANKS];
+	int n = b->n, me = b->rank;
 	CUmemAllocationProp prop = { 0 };
-	CUmemAccessDesc access = { 0 };
-	CUdeviceptr base = 0;
-	size_t gran = 0, size, words;
-	long bad = 0;
+	size_t gran = 0, size;
 
 	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
 	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
@@ -355,27 +351,49 @@ static int run_memmap(struct ub_boot *b, struct ub_dev *d, const struct opts *o)
 	size = ((size_t)4 << 20) / gran * gran;
 	if (size < ((size_t)4 << 20))
 		size += gran;
-	words = size / 4;
-	if ((sock = ub_fd_socket(b)) < 0)
+	*psize = size;
+	if ((*psock = ub_fd_socket(b)) < 0)
 		return 1;
 	if (me == 0)
 		for (int i = 0; i < n; i++) {
 			UB_CU(b, v->create(&own[i], size, &prop, 0));
 			UB_CU(b, v->export_fd(&fds[i], own[i], CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
 		}
+	return 0;
+}
+
+/* Once every rank is ready, rank 0 sends each peer all n descriptors in one
+ * message; the others receive them into fds. 0 or 1. */
+static int memmap_share(struct ub_boot *b, int sock, int *fds)
+{
+	int n = b->n, me = b->rank, nfd, from = -1;
+
 	if (ub_barrier(b) != 0)
 		return 1;
 	if (me == 0) {
 		for (int p = 1; p < n; p++)
 			if (ub_fd_send(b, sock, p, fds, n) != 0)
 				return 1;
-		nfd = n;
 	} else if ((nfd = ub_fd_recv(b, sock, fds, n, &from, 30000)) != n) {
 		ub_log(b, "memmap: got %d fds from rank %d, wanted %d", nfd, from, n);
 		return 1;
 	}
-	close(sock);
+	return 0;
+}
+
+/* Every rank maps the n buffers side by side at *pbase, closing each fd;
+ * the importers release their handles right after mapping, the exporter once
+ * every rank has mapped. 0, 1 or -1 (a driver call failed). */
+static int memmap_map(struct ub_boot *b, struct ub_dev *d, size_t size, const CUmemGenericAllocationHandle *own,
+		      const int *fds, CUdeviceptr *pbase)
+{
+	struct ub_vmm *v = &d->vmm;
+	int n = b->n, me = b->rank;
+	CUmemAccessDesc access = { 0 };
+	CUdeviceptr base = 0;
+
 	UB_CU(b, v->reserve(&base, size * (size_t)n, size, 0, 0));
+	*pbase = base;
 	for (int i = 0; i < n; i++) {
 		CUmemGenericAllocationHandle hh = me == 0 ? own[i] : 0;
 		if (me != 0) /* the exporter maps its own handles; it releases them after the barrier below */
@@ -394,6 +412,17 @@ static int run_memmap(struct ub_boot *b, struct ub_dev *d, const struct opts *o)
 	if (me == 0)
 		for (int i = 0; i < n; i++)
 			UB_CU(b, v->release(own[i]));
+	return 0;
+}
+
+/* The staggered writes: in step i rank me fills buffer (i+me)%n with me, then
+ * every rank waits for the others (--corrupt: the last rank skips its last
+ * write). 0, 1 or -1 (a driver call failed). */
+static int memmap_fill(struct ub_boot *b, struct ub_dev *d, const struct opts *o, CUdeviceptr base, size_t size,
+		       size_t words)
+{
+	int n = b->n, me = b->rank;
+
 	for (int i = 0; i < n; i++) {
 		if (!(o->corrupt && me == n - 1 && i == n - 1)) {
 			CUdeviceptr p = base + (CUdeviceptr)(size * (size_t)((i + me) % n));
@@ -406,7 +435,17 @@ static int run_memmap(struct ub_boot *b, struct ub_dev *d, const struct opts *o)
 		if (ub_barrier(b) != 0)
 			return 1;
 	}
+	return 0;
+}
+
+/* Counts into *pbad the words of my own buffer that do not hold (me+1)%n,
+ * logging the first. 0, 1 (no host memory) or -1 (a driver call failed). */
+static int memmap_check(struct ub_boot *b, CUdeviceptr base, size_t size, size_t words, long *pbad)
+{
+	int n = b->n, me = b->rank;
+	long bad = 0;
 	int *host = malloc(size);
+
 	if (!host)
 		return 1;
 	UB_CU(b, cuMemcpyDtoH(host, base + (CUdeviceptr)(size * (size_t)me), size));
@@ -414,6 +453,31 @@ static int run_memmap(struct ub_boot *b, struct ub_dev *d, const struct opts *o)
 		if (host[i] != (me + 1) % n && bad++ == 0)
 			ub_log(b, "MISMATCH memmap: buffer %d word %zu is %d, wanted %d", me, i, host[i], (me + 1) % n);
 	free(host);
+	*pbad = bad;
+	return 0;
+}
+
+/* memMapIPCDrv: one exporter; every rank maps all buffers and releases its
+ * handles right after mapping; staggered writes with barriers; rank id must end
+ * up holding (id+1)%n. A mismatch exits non-zero (the original exits 0). */
+static int run_memmap(struct ub_boot *b, struct ub_dev *d, const struct opts *o)
+{
+	struct ub_vmm *v = &d->vmm;
+	int n = b->n, me = b->rank, fds[UB_MAX_RANKS], sock = -1, rc;
+	CUmemGenericAllocationHandle own[UB_MAX_RANKS];
+	CUdeviceptr base = 0;
+	size_t size = 0, words;
+	long bad = 0;
+
+	if ((rc = memmap_create(b, v, &size, &sock, own, fds)) != 0)
+		return rc;
+	words = size / 4;
+	if ((rc = memmap_share(b, sock, fds)) != 0)
+		return rc;
+	close(sock);
+	if ((rc = memmap_map(b, d, size, own, fds, &base)) != 0 || (rc = memmap_fill(b, d, o, base, size, words)) != 0 ||
+	    (rc = memmap_check(b, base, size, words, &bad)) != 0)
+		return rc;
 	if (ub_barrier(b) != 0)
 		return 1;
 	for (int i = 0; i < n; i++)
@@ -426,12 +490,14 @@ static int run_memmap(struct ub_boot *b, struct ub_dev *d, const struct opts *o)
 	return bad ? 1 : 0;
 }
 
-static int rank_main(struct ub_boot *b, void *arg)
+/* Opens this rank's device and passes the build's multicast guard; rank 0 also
+ * says where the VMM calls come from and checks the driver's error names,
+ * which every message of the sample relies on. 0, or the rank's exit status:
+ * 77 to skip (1 with CUSHIM_TEST_REQUIRE_GPU=1), else 1. */
+static int rank_open(struct ub_boot *b, struct ub_dev *d, const struct opts *o)
 {
-	const struct opts *o = arg;
 	const char *req = getenv("CUSHIM_TEST_REQUIRE_GPU");
-	struct ub_dev d;
-	int fail = 0, rc = ub_dev_open(b, &d, o->gpus, o->route, o->timeout);
+	int rc = ub_dev_open(b, d, o->gpus, o->route, o->timeout);
 
 	if (rc == 77) {
 		if (req && strcmp(req, "1") == 0) {
@@ -443,14 +509,14 @@ static int rank_main(struct ub_boot *b, void *arg)
 	if (rc != 0)
 		return 1;
 	if (ub_mc_guard(b) != 0) {
-		ub_dev_close(&d);
+		ub_dev_close(d);
 		return 1;
 	}
 	if (b->rank == 0) {
 		Dl_info di;
-		const char *where = dladdr((void *)d.vmm.create, &di) && di.dli_fname ? di.dli_fname : "?";
-		ub_log(b, "device %d, %d SMs; VMM calls by route '%s': cuMemCreate at %p in %s", d.ordinal, d.sms,
-		       d.vmm.route, (void *)d.vmm.create, where);
+		const char *where = dladdr((void *)d->vmm.create, &di) && di.dli_fname ? di.dli_fname : "?";
+		ub_log(b, "device %d, %d SMs; VMM calls by route '%s': cuMemCreate at %p in %s", d->ordinal, d->sms,
+		       d->vmm.route, (void *)d->vmm.create, where);
 #ifdef RTROUTE
 		ub_log(b, "driver calls through the runtime: %s", rtroute_describe());
 #endif
@@ -459,13 +525,64 @@ static int rank_main(struct ub_boot *b, void *arg)
 		if (cuGetErrorName(CUDA_ERROR_NOT_READY, &name) != CUDA_SUCCESS || !name ||
 		    strcmp(name, "CUDA_ERROR_NOT_READY") != 0) {
 			ub_log(b, "FAIL: cuGetErrorName(CUDA_ERROR_NOT_READY) gave %s", name ? name : "nothing");
-			ub_dev_close(&d);
+			ub_dev_close(d);
 			return 1;
 		}
 	}
+	return 0;
+}
+
+/* The case --mode names: memmap, timeout, burst, or the collectives. */
+static int run_mode(struct ub_boot *b, struct ub_dev *d, const struct opts *o)
+{
+	if (strcmp(o->mode, "memmap") == 0)
+		return run_memmap(b, d, o);
+	if (strcmp(o->mode, "timeout") == 0)
+		return run_timeout(b, d, o);
+	if (strcmp(o->mode, "burst") == 0)
+		return run_burst(b, d, o);
+	return run_collectives(b, d, o);
+}
+
+/* After the last cycle: the open descriptors and the free device memory must
+ * be back at what they were before it (fd0, free0). 0 or 1; -1 when
+ * cuMemGetInfo fails. */
+static int check_baseline(struct ub_boot *b, const struct opts *o, int fd0, size_t free0)
+{
+	int fail = 0, fd1 = ub_count_fds();
+	size_t free1 = 0, total = 0;
+
+	UB_CU(b, cuMemGetInfo(&free1, &total));
+	/* Free memory is device-wide: no rank may close its context (and free
+	 * its memory) while another is still measuring. */
+	if (ub_barrier(b) != 0)
+		fail = 1;
+	if (fd1 != fd0) {
+		ub_log(b, "FAIL: %d open file descriptors after teardown, %d before", fd1, fd0);
+		fail = 1;
+	}
+	if (free1 != free0 && !o->no_memcheck) {
+		ub_log(b, "FAIL: free device memory %zu after teardown, %zu before (%+lld bytes)", free1, free0,
+		       (long long)free1 - (long long)free0);
+		fail = 1;
+	}
+	if (!fail && b->rank == 0)
+		ub_log(b, "ok: descriptors (%d) and free memory (%zu MiB%s) back to baseline", fd1, free1 >> 20,
+		       o->no_memcheck ? ", not checked" : "");
+	return fail;
+}
+
+static int rank_main(struct ub_boot *b, void *arg)
+{
+	const struct opts *o = arg;
+	struct ub_dev d;
+	int fail = 0, rc = rank_open(b, &d, o);
+
+	if (rc != 0)
+		return rc;
 	for (int cyc = 0; cyc < o->cycles && !fail; cyc++) {
-		int last = cyc == o->cycles - 1, fd0 = 0, fd1;
-		size_t free0 = 0, free1 = 0, total = 0;
+		int last = cyc == o->cycles - 1, fd0 = 0;
+		size_t free0 = 0, total = 0;
 		if (ub_barrier(b) != 0)
 			return 1;
 		if (last) {
@@ -474,36 +591,13 @@ static int rank_main(struct ub_boot *b, void *arg)
 		}
 		if (ub_barrier(b) != 0)
 			return 1;
-		if (strcmp(o->mode, "memmap") == 0)
-			fail = run_memmap(b, &d, o);
-		else if (strcmp(o->mode, "timeout") == 0)
-			fail = run_timeout(b, &d, o);
-		else if (strcmp(o->mode, "burst") == 0)
-			fail = run_burst(b, &d, o);
-		else
-			fail = run_collectives(b, &d, o);
+		fail = run_mode(b, &d, o);
 		if (fail || ub_barrier(b) != 0)
 			break;
 		if (!last)
 			continue;
-		fd1 = ub_count_fds();
-		UB_CU(b, cuMemGetInfo(&free1, &total));
-		/* Free memory is device-wide: no rank may close its context (and free
-		 * its memory) while another is still measuring. */
-		if (ub_barrier(b) != 0)
-			fail = 1;
-		if (fd1 != fd0) {
-			ub_log(b, "FAIL: %d open file descriptors after teardown, %d before", fd1, fd0);
-			fail = 1;
-		}
-		if (free1 != free0 && !o->no_memcheck) {
-			ub_log(b, "FAIL: free device memory %zu after teardown, %zu before (%+lld bytes)", free1, free0,
-			       (long long)free1 - (long long)free0);
-			fail = 1;
-		}
-		if (!fail && b->rank == 0)
-			ub_log(b, "ok: descriptors (%d) and free memory (%zu MiB%s) back to baseline", fd1, free1 >> 20,
-			       o->no_memcheck ? ", not checked" : "");
+		if ((fail = check_baseline(b, o, fd0, free0)) < 0)
+			return -1;
 	}
 	ub_dev_close(&d);
 	return fail;
