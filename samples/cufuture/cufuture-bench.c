@@ -124,34 +124,33 @@ static long chain(int gpu, CUdeviceptr x, CUstream reader)
 	return v;
 }
 
-int main(int argc, char **argv)
+/* Device 0 current, streams A and B, and x: NELEM ints zeroed on the GPU;
+ * 0 when ready, else the exit status. */
+static int setup(CUstream *A, CUstream *B, CUdeviceptr *x)
 {
 	const char *req = getenv("CUSHIM_TEST_REQUIRE_GPU");
-	static double lat[ITERS], t0s[XITERS], woke[XITERS];
-	static cufuture *fs[XITERS];
-	CUstream A = NULL, B = NULL;
-	CUdeviceptr x = 0;
-	int d0 = 0, n;
-	double t, el;
-	pthread_t th;
-	struct xwait w = { fs, woke, 0 };
 
-	if (argc > 1)
-		label = argv[1];
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (cufuture_init() != CUFUTURE_OK || cufuture_device_count() < 1) {
 		fprintf(stderr, "cufuture-bench: no CUDA device; skipping\n");
 		return req && strcmp(req, "1") == 0 ? 1 : 77;
 	}
-	if (cufuture_set_device(0) != CUFUTURE_OK || cuStreamCreate(&A, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS ||
-	    cuStreamCreate(&B, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS || cuMemAlloc(&x, NELEM * sizeof(int)) != CUDA_SUCCESS ||
-	    cufk_fill(0, A, x, 0, NELEM) != CUFUTURE_OK || cuCtxSynchronize() != CUDA_SUCCESS) {
+	if (cufuture_set_device(0) != CUFUTURE_OK || cuStreamCreate(A, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS ||
+	    cuStreamCreate(B, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS || cuMemAlloc(x, NELEM * sizeof(int)) != CUDA_SUCCESS ||
+	    cufk_fill(0, *A, *x, 0, NELEM) != CUFUTURE_OK || cuCtxSynchronize() != CUDA_SUCCESS) {
 		fprintf(stderr, "cufuture-bench: setup failed: %s\n", cufuture_last_error());
 		return 1;
 	}
-	cufuture_set_current_stream(A);
+	return 0;
+}
 
-	/* 1. mark_completed -> a queued callback starts (same thread, GPU future) */
+/* 1. mark_completed -> a queued callback starts (same thread, GPU future);
+ * the first 100 rounds are not counted. */
+static void bench_callback(CUdeviceptr x)
+{
+	static double lat[ITERS];
+	int d0 = 0;
+	double t;
+
 	for (int i = 0; i < ITERS + 100; i++) {
 		cufuture *f;
 		double in = 0;
@@ -165,8 +164,17 @@ int main(int argc, char **argv)
 		cufuture_release(f);
 	}
 	report_lat("mark_completed_to_callback", lat, ITERS);
+}
 
-	/* 2. mark_completed -> a thread blocked in wait() returns */
+/* 2. mark_completed -> a thread blocked in wait() returns */
+static void bench_waiter(CUdeviceptr x)
+{
+	static double lat[XITERS], t0s[XITERS], woke[XITERS];
+	static cufuture *fs[XITERS];
+	int d0 = 0;
+	pthread_t th;
+	struct xwait w = { fs, woke, 0 };
+
 	for (int i = 0; i < XITERS; i++)
 		cufuture_create(&fs[i], &d0, 1);
 	pthread_create(&th, NULL, waiter, &w);
@@ -186,8 +194,15 @@ int main(int argc, char **argv)
 		cufuture_release(fs[i]);
 	}
 	report_lat("mark_completed_to_waiter_thread", lat, XITERS);
+}
 
-	/* 3. then chains of CHAIN host callbacks, and of CHAIN GPU adds */
+/* 3. then chains of CHAIN host callbacks, and of CHAIN GPU adds, each kind
+ * for a second on stream B; 1 when a chain fails. */
+static int bench_chains(CUdeviceptr x, CUstream B)
+{
+	double t, el;
+	int n;
+
 	for (int gpu = 0; gpu < 2; gpu++) {
 		cufuture_set_current_stream(B);
 		t = now();
@@ -202,6 +217,13 @@ int main(int argc, char **argv)
 		printf("%s then_chain%d_%s_per_s %.1f chains/s\n", label, CHAIN, gpu ? "gpu" : "host", n / el);
 		printf("%s then_%s_per_s %.0f then/s\n", label, gpu ? "gpu" : "host", n * CHAIN / el);
 	}
+	return 0;
+}
+
+/* Every GPU chain added CHAIN to each element of x: the elements must agree
+ * and be a multiple of CHAIN; 1 when they are not. */
+static int check_additions(CUdeviceptr x)
+{
 	cuCtxSynchronize();
 	int h[NELEM];
 	cuMemcpyDtoH(h, x, sizeof h);
@@ -209,6 +231,25 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cufuture-bench: GPU chains lost additions (%d)\n", h[0]);
 		return 1;
 	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	CUstream A = NULL, B = NULL;
+	CUdeviceptr x = 0;
+	int rc;
+
+	if (argc > 1)
+		label = argv[1];
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if ((rc = setup(&A, &B, &x)) != 0)
+		return rc;
+	cufuture_set_current_stream(A);
+	bench_callback(x);
+	bench_waiter(x);
+	if (bench_chains(x, B) || check_additions(x))
+		return 1;
 	printf("%s optional_call %s -\n", label, strncmp(cufuture_optional_path(), "cuStreamGetDevice", 18) ? "fallback" : "native");
 	cuMemFree(x);
 	return 0;

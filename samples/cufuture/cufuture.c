@@ -477,15 +477,11 @@ static int buffer_device(CUdeviceptr p)
 	return ord;
 }
 
-cufuture_status cufuture_mark_completed(cufuture *f, void *value, const CUdeviceptr *bufs, size_t nbufs)
+/* The devices holding the data (the DataPtr extraction): each buffer's
+ * device into bdev, -1 for one that is not CUDA device memory, and each
+ * device once into data_devs. */
+static cufuture_status data_devices(const CUdeviceptr *bufs, size_t nbufs, int *bdev, int *data_devs, int *ndata)
 {
-	int data_devs[CUFUTURE_MAX_DEVICES], ndata = 0, bad[CUFUTURE_MAX_DEVICES], nbad = 0;
-	int bdev[CUFUTURE_MAX_BUFFERS];
-	cufuture_status st = CUFUTURE_OK;
-
-	if (nbufs > CUFUTURE_MAX_BUFFERS || (nbufs && !bufs))
-		return fail(CUFUTURE_EINVAL, "too many buffers (%zu)", nbufs);
-	/* The devices holding the data (the DataPtr extraction). */
 	for (size_t i = 0; i < nbufs; i++) {
 		int ord = -1;
 
@@ -494,15 +490,18 @@ cufuture_status cufuture_mark_completed(cufuture *f, void *value, const CUdevice
 		if (bdev[i] < -1)
 			return CUFUTURE_EDRIVER;
 		ord = bdev[i];
-		if (!has_dev(data_devs, ndata, ord))
-			data_devs[ndata++] = ord;
+		if (!has_dev(data_devs, *ndata, ord))
+			data_devs[(*ndata)++] = ord;
 	}
-	pthread_mutex_lock(&f->lock);
-	if (f->completed) {
-		pthread_mutex_unlock(&f->lock);
-		return fail(CUFUTURE_EALREADY, "Attempting to mark a completed Future as complete again. Note that "
-			    "a Future can only be marked completed once.");
-	}
+	return CUFUTURE_OK;
+}
+
+/* Takes f->lock held with !f->completed; when some data device is not among
+ * f's devices, completes f with that error (which unlocks) and fails. */
+static cufuture_status check_data_devices(cufuture *f, const int *data_devs, int ndata)
+{
+	int bad[CUFUTURE_MAX_DEVICES], nbad = 0;
+
 	for (int i = 0; i < ndata; i++)
 		if (!has_dev(f->devs, f->ndev, data_devs[i]))
 			bad[nbad++] = data_devs[i];
@@ -516,8 +515,14 @@ cufuture_status cufuture_mark_completed(cufuture *f, void *value, const CUdevice
 		complete_with_error(f, msg);
 		return fail(CUFUTURE_EDEVICE, "%s", msg);
 	}
-	f->device = cufuture_current_device();
-	/* One event per data device, on that device's current stream. */
+	return CUFUTURE_OK;
+}
+
+/* One event per data device, on that device's current stream. */
+static cufuture_status record_events(cufuture *f, const int *data_devs, int ndata)
+{
+	cufuture_status st = CUFUTURE_OK;
+
 	for (int i = 0; i < ndata; i++) {
 		int d = data_devs[i];
 		CUevent ev = NULL;
@@ -533,7 +538,29 @@ cufuture_status cufuture_mark_completed(cufuture *f, void *value, const CUdevice
 		f->ev_dev[f->nevents] = d;
 		f->events[f->nevents++] = ev;
 	}
-	if (st != CUFUTURE_OK) {
+	return st;
+}
+
+cufuture_status cufuture_mark_completed(cufuture *f, void *value, const CUdeviceptr *bufs, size_t nbufs)
+{
+	int data_devs[CUFUTURE_MAX_DEVICES], ndata = 0;
+	int bdev[CUFUTURE_MAX_BUFFERS];
+	cufuture_status st = CUFUTURE_OK;
+
+	if (nbufs > CUFUTURE_MAX_BUFFERS || (nbufs && !bufs))
+		return fail(CUFUTURE_EINVAL, "too many buffers (%zu)", nbufs);
+	if ((st = data_devices(bufs, nbufs, bdev, data_devs, &ndata)) != CUFUTURE_OK)
+		return st;
+	pthread_mutex_lock(&f->lock);
+	if (f->completed) {
+		pthread_mutex_unlock(&f->lock);
+		return fail(CUFUTURE_EALREADY, "Attempting to mark a completed Future as complete again. Note that "
+			    "a Future can only be marked completed once.");
+	}
+	if ((st = check_data_devices(f, data_devs, ndata)) != CUFUTURE_OK)
+		return st;
+	f->device = cufuture_current_device();
+	if ((st = record_events(f, data_devs, ndata)) != CUFUTURE_OK) {
 		char msg[CUFUTURE_ERRLEN];
 
 		snprintf(msg, sizeof msg, "%s", last_err);

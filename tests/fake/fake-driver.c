@@ -156,17 +156,61 @@ static const struct row rows[FAKE_NROWS] = {
 static struct fake_lookup lookups[MAX_LOOKUPS];
 static int nlookups;
 
-__attribute__((unused)) static int lookup(int abi, const char *symbol, void **pfn, int version, W flags, int *status)
+/* A new entry in the lookup log, its question filled in; NULL once the log
+ * is full. */
+__attribute__((unused)) static struct fake_lookup *log_lookup(int abi, const char *symbol, int version, W flags)
 {
 	int slot = __atomic_fetch_add(&nlookups, 1, __ATOMIC_ACQ_REL);
 	struct fake_lookup *l = slot < MAX_LOOKUPS ? &lookups[slot] : NULL;
-	int result = INVALID_VALUE, st = -1;
-	void *fn = NULL;
 
 	if (l) {
 		strncpy(l->symbol, symbol ? symbol : "(null)", sizeof l->symbol - 1);
 		l->version = version, l->flags = flags, l->abi = abi;
 	}
+	return l;
+}
+
+/* The oracle's answer to a lookup of symbol at version (at most FAKE_LEVEL)
+ * with flags (0 to 2): the result, the status into *st and the function, if
+ * any, into *fn. */
+__attribute__((unused)) static int oracle_lookup(const char *symbol, int version, W flags, int *st, void **fn)
+{
+	int want = flags ? (int)flags : 1; /* DEFAULT behaves as LEGACY_STREAM */
+	const struct row *best = NULL;
+	int known = 0;
+	int lo = 0, hi = FAKE_NROWS; /* first row of the symbol */
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (strcmp(rows[mid].symbol, symbol) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (int r = lo; r < FAKE_NROWS && strcmp(rows[r].symbol, symbol) == 0; r++) {
+		known = 1;
+		if (rows[r].flags == want && rows[r].from <= version)
+			best = &rows[r];
+	}
+	if (!best) {
+		/* unknown to the driver: success, not found; below every row: too old */
+		*st = known ? 2 : 1;
+		return SUCCESS;
+	}
+	*st = best->status;
+	if (best->ret >= 0) {
+		*fn = fns[best->ret];
+		if (!*fn)
+			abort(); /* the oracle returns a name this level lacks: genfake is wrong */
+	}
+	return best->result;
+}
+
+__attribute__((unused)) static int lookup(int abi, const char *symbol, void **pfn, int version, W flags, int *status)
+{
+	struct fake_lookup *l = log_lookup(abi, symbol, version, flags);
+	int result = INVALID_VALUE, st = -1;
+	void *fn = NULL;
+
 	if (!symbol || !pfn || flags > 2)
 		goto out;
 	*pfn = NULL;
@@ -190,33 +234,7 @@ __attribute__((unused)) static int lookup(int abi, const char *symbol, void **pf
 	}
 	if (version > FAKE_LEVEL)
 		goto out; /* above the driver's own version: invalid, status untouched */
-	int want = flags ? (int)flags : 1; /* DEFAULT behaves as LEGACY_STREAM */
-	const struct row *best = NULL;
-	int known = 0;
-	int lo = 0, hi = FAKE_NROWS; /* first row of the symbol */
-	while (lo < hi) {
-		int mid = (lo + hi) / 2;
-		if (strcmp(rows[mid].symbol, symbol) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (int r = lo; r < FAKE_NROWS && strcmp(rows[r].symbol, symbol) == 0; r++) {
-		known = 1;
-		if (rows[r].flags == want && rows[r].from <= version)
-			best = &rows[r];
-	}
-	if (!best) {
-		/* unknown to the driver: success, not found; below every row: too old */
-		result = SUCCESS, st = known ? 2 : 1;
-	} else {
-		result = best->result, st = best->status;
-		if (best->ret >= 0) {
-			fn = fns[best->ret];
-			if (!fn)
-				abort(); /* the oracle returns a name this level lacks: genfake is wrong */
-		}
-	}
+	result = oracle_lookup(symbol, version, flags, &st, &fn);
 answer:
 	*pfn = fn;
 	if (status && st != -1)

@@ -62,89 +62,112 @@ static long slowdown(void)
 	return getenv("CUSHIM_TEST_PRELOAD_FIRST") ? 4 : 1;
 }
 
+/* A child's environment: this process's, less LD_PRELOAD, LD_LIBRARY_PATH
+ * and CUSHIM_*, then env's entries. */
+static char **child_env(const char *const env[])
+{
+	char **keep = calloc(4096, sizeof *keep);
+	int n = 0;
+	for (char **e = environ; *e && n < 4000; e++)
+		if (strncmp(*e, "LD_PRELOAD=", 11) && strncmp(*e, "LD_LIBRARY_PATH=", 16) &&
+		    strncmp(*e, "CUSHIM_", 7))
+			keep[n++] = *e;
+	/* CUSHIM_TEST_PRELOAD_FIRST (sanitizer builds): the sanitizer's
+	 * runtime must come first in every LD_PRELOAD a child gets */
+	const char *first = getenv("CUSHIM_TEST_PRELOAD_FIRST");
+	for (int i = 0; env && env[i] && n < 4095; i++) {
+		keep[n] = (char *)env[i];
+		if (first && *first && strncmp(env[i], "LD_PRELOAD=", 11) == 0 &&
+		    asprintf(&keep[n], "LD_PRELOAD=%s:%s", first, env[i] + 11) < 0)
+			keep[n] = (char *)env[i];
+		n++;
+	}
+	return keep;
+}
+
+/* CUSHIM_TEST_VALGRIND=FILE (make check-valgrind): every child runs under
+ * valgrind; any invalid access or definite leak exits 97, and valgrind's
+ * report goes to FILE, not into the output tests read.  Returns only when
+ * valgrind cannot be run. */
+static void exec_valgrind(const char *vg, const char *const argv[], char **keep)
+{
+	static char self[4096], logopt[4200];
+	const char *vargv[64];
+	int k = 0;
+	ssize_t len = readlink(argv[0], self, sizeof self - 1);
+	snprintf(logopt, sizeof logopt, "--log-file=%s.%%p", vg);
+	vargv[k++] = "valgrind";
+	vargv[k++] = "-q";
+	vargv[k++] = "--error-exitcode=97";
+	vargv[k++] = "--leak-check=full";
+	vargv[k++] = "--errors-for-leak-kinds=definite";
+	vargv[k++] = "--show-leak-kinds=definite";
+	vargv[k++] = "--trace-children=no";
+	vargv[k++] = logopt;
+	if (len > 0 && strcmp(argv[0], "/proc/self/exe") == 0) { /* not valgrind's own */
+		self[len] = '\0';
+		vargv[k++] = self;
+	} else {
+		vargv[k++] = argv[0];
+	}
+	for (int i = 1; argv[i] && k < 63; i++)
+		vargv[k++] = argv[i];
+	vargv[k] = NULL;
+	execvpe("valgrind", (char *const *)vargv, keep);
+}
+
+/* In the forked child: stdout and stderr to out and err, then argv runs in
+ * its environment (child_env); exits 126 when it cannot. */
+static void exec_child(FILE *out, FILE *err, const char *const argv[], const char *const env[])
+{
+	char **keep = child_env(env);
+
+	dup2(fileno(out), 1);
+	dup2(fileno(err), 2);
+	const char *vg = getenv("CUSHIM_TEST_VALGRIND");
+	if (vg && *vg)
+		exec_valgrind(vg, argv, keep);
+	char *const *av = target_argv(argv);
+	execve(av[0], av, keep);
+	fprintf(stderr, "cannot run %s: %s\n", av[0], strerror(errno));
+	_exit(126);
+}
+
+/* Polls pid every 5 ms until it ends: its exit status, or 128 + the signal
+ * that killed it.  -1 when waiting fails, or when it outlives timeout_s
+ * (times slowdown()) and is killed. */
+static int wait_child(pid_t pid, int timeout_s)
+{
+	struct timespec t = { 0, 5 * 1000 * 1000 };
+	long waited = 0;
+	int st = 0;
+
+	for (;;) {
+		pid_t w = waitpid(pid, &st, WNOHANG);
+		if (w == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		if (w < 0 && errno != EINTR)
+			return -1;
+		if (waited++ > timeout_s * 200L * slowdown()) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			return -1;
+		}
+		nanosleep(&t, NULL);
+	}
+}
+
 void run_child(struct run *r, const char *const argv[], const char *const env[], int timeout_s)
 {
 	FILE *out = tmpfile(), *err = tmpfile();
 	pid_t pid;
-	int st = 0;
 
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
-	if (pid == 0) {
-		char **keep = calloc(4096, sizeof *keep);
-		int n = 0;
-		for (char **e = environ; *e && n < 4000; e++)
-			if (strncmp(*e, "LD_PRELOAD=", 11) && strncmp(*e, "LD_LIBRARY_PATH=", 16) &&
-			    strncmp(*e, "CUSHIM_", 7))
-				keep[n++] = *e;
-		/* CUSHIM_TEST_PRELOAD_FIRST (sanitizer builds): the sanitizer's
-		 * runtime must come first in every LD_PRELOAD a child gets */
-		const char *first = getenv("CUSHIM_TEST_PRELOAD_FIRST");
-		for (int i = 0; env && env[i] && n < 4095; i++) {
-			keep[n] = (char *)env[i];
-			if (first && *first && strncmp(env[i], "LD_PRELOAD=", 11) == 0 &&
-			    asprintf(&keep[n], "LD_PRELOAD=%s:%s", first, env[i] + 11) < 0)
-				keep[n] = (char *)env[i];
-			n++;
-		}
-		dup2(fileno(out), 1);
-		dup2(fileno(err), 2);
-		/* CUSHIM_TEST_VALGRIND=FILE (make check-valgrind): every child runs
-		 * under valgrind; any invalid access or definite leak exits 97, and
-		 * valgrind's report goes to FILE, not into the output tests read */
-		const char *vg = getenv("CUSHIM_TEST_VALGRIND");
-		if (vg && *vg) {
-			static char self[4096], logopt[4200];
-			const char *vargv[64];
-			int k = 0;
-			ssize_t len = readlink(argv[0], self, sizeof self - 1);
-			snprintf(logopt, sizeof logopt, "--log-file=%s.%%p", vg);
-			vargv[k++] = "valgrind";
-			vargv[k++] = "-q";
-			vargv[k++] = "--error-exitcode=97";
-			vargv[k++] = "--leak-check=full";
-			vargv[k++] = "--errors-for-leak-kinds=definite";
-			vargv[k++] = "--show-leak-kinds=definite";
-			vargv[k++] = "--trace-children=no";
-			vargv[k++] = logopt;
-			if (len > 0 && strcmp(argv[0], "/proc/self/exe") == 0) { /* not valgrind's own */
-				self[len] = '\0';
-				vargv[k++] = self;
-			} else {
-				vargv[k++] = argv[0];
-			}
-			for (int i = 1; argv[i] && k < 63; i++)
-				vargv[k++] = argv[i];
-			vargv[k] = NULL;
-			execvpe("valgrind", (char *const *)vargv, keep);
-		}
-		char *const *av = target_argv(argv);
-		execve(av[0], av, keep);
-		fprintf(stderr, "cannot run %s: %s\n", av[0], strerror(errno));
-		_exit(126);
-	}
-	r->code = -1;
-	if (pid > 0) {
-		struct timespec t = { 0, 5 * 1000 * 1000 };
-		long waited = 0;
-		for (;;) {
-			pid_t w = waitpid(pid, &st, WNOHANG);
-			if (w == pid) {
-				r->code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-				break;
-			}
-			if (w < 0 && errno != EINTR)
-				break;
-			if (waited++ > timeout_s * 200L * slowdown()) {
-				kill(pid, SIGKILL);
-				waitpid(pid, &st, 0);
-				r->code = -1;
-				break;
-			}
-			nanosleep(&t, NULL);
-		}
-	}
+	if (pid == 0)
+		exec_child(out, err, argv, env);
+	r->code = pid > 0 ? wait_child(pid, timeout_s) : -1;
 	r->out = slurp_fd(fileno(out));
 	r->err = slurp_fd(fileno(err));
 	fclose(out);
