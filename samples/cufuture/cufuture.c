@@ -489,6 +489,9 @@ static cufuture_status data_devices(const CUdeviceptr *bufs, size_t nbufs, int *
 			continue; /* not CUDA device memory: upstream skips non-CUDA storages */
 		if (bdev[i] < -1)
 			return CUFUTURE_EDRIVER;
+		if (bdev[i] >= CUFUTURE_MAX_DEVICES) /* indexes the per-device tables */
+			return fail(CUFUTURE_EDEVICE, "a buffer on device %d: at most %d devices are supported",
+				    bdev[i], CUFUTURE_MAX_DEVICES);
 		ord = bdev[i];
 		if (!has_dev(data_devs, *ndata, ord))
 			data_devs[(*ndata)++] = ord;

@@ -352,7 +352,8 @@ static int hub_recv(struct hub_rank *h, char *buf)
 	memcpy(&h->len, buf, 8);
 	if (h->len != (size_t)got - 8)
 		return -1;
-	h->msg = malloc(h->len + 1);
+	if (!(h->msg = malloc(h->len + 1)))
+		return -1;
 	memcpy(h->msg, buf + 8, h->len);
 	return 0;
 }
@@ -376,7 +377,8 @@ static int hub_round(struct hub_rank *r, int n)
 			fprintf(stderr, "[ub launcher] ranks disagree on an allgather's size; aborting\n");
 			return -1;
 		}
-	all = malloc(len * (size_t)n + 1);
+	if (!(all = malloc(len * (size_t)n + 1)))
+		return -1;
 	for (int i = 0; i < n; i++) {
 		memcpy(all + len * (size_t)i, r[i].msg, len);
 		free(r[i].msg);
@@ -478,6 +480,8 @@ static int hub_listen(struct ub_boot *b, int n)
 	lst = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (lst < 0 || bind(lst, (struct sockaddr *)&a, alen) != 0 || listen(lst, n) != 0) {
 		perror("[ub launcher] hub socket");
+		if (lst >= 0)
+			close(lst);
 		return -1;
 	}
 	return lst;
@@ -607,8 +611,10 @@ int ub_launch(int n, ub_rank_fn fn, void *arg, int job_timeout_s)
 	if ((lst = hub_listen(&b, n)) < 0)
 		return 1;
 	fflush(NULL);
-	if (fork_ranks(&b, n, lst, pid, fn, arg) != 0)
+	if (fork_ranks(&b, n, lst, pid, fn, arg) != 0) {
+		close(lst);
 		return 1;
+	}
 	connected = accept_ranks(lst, r, n, deadline);
 	close(lst);
 	served = connected ? serve(r, n, deadline) : -1;

@@ -592,7 +592,9 @@ static int rank_main(struct ub_boot *b, void *arg)
 		if (ub_barrier(b) != 0)
 			return 1;
 		fail = run_mode(b, &d, o);
-		if (fail || ub_barrier(b) != 0)
+		if (!fail && ub_barrier(b) != 0)
+			fail = 1; /* a rank that cannot meet the others after a cycle fails */
+		if (fail)
 			break;
 		if (!last)
 			continue;
