@@ -6,6 +6,7 @@
  * happened, once, naming the cause. */
 #include "cuda-all.h"
 #include "../harness/harness.h"
+#include "ldsearch.h"
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,18 +188,18 @@ START_TEST(driver_dlopen_fails)
 END_TEST
 
 /* ---- masquerade with no driver anywhere ---- */
+static int exists(const char *path, void *ctx)
+{
+	(void)ctx;
+	return access(path, F_OK) == 0;
+}
+
+/* Whether the library's own search, as the child below runs it (its
+ * LD_LIBRARY_PATH holds no driver), would find a libcuda.so.1 here. */
 static int a_real_driver_is_installed(void)
 {
-	static const char *const dirs[] = { "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64",
-					     "/lib64", "/usr/lib", "/lib", "/usr/local/nvidia/lib64",
-					     "/usr/local/nvidia/lib", "/usr/lib/wsl/lib" };
-	char path[256];
-	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
-		snprintf(path, sizeof path, "%s/libcuda.so.1", dirs[i]);
-		if (access(path, F_OK) == 0)
-			return 1;
-	}
-	return system("ldconfig -p 2>/dev/null | grep -q 'libcuda\\.so\\.1 '") == 0;
+	unsetenv("LD_LIBRARY_PATH");
+	return cushim_ld_search("libcuda.so.1", NULL, NULL, exists, NULL);
 }
 
 START_TEST(masquerade_without_a_driver)
