@@ -162,7 +162,7 @@ struct run_args {
 	int masquerade;
 };
 
-/* The options: 0 to go on, else the exit status. */
+/* The options: -1 to go on, else the exit status. */
 static int parse_run(int argc, char **argv, struct run_args *a)
 {
 	static const struct option longopts[] = {
@@ -189,7 +189,7 @@ static int parse_run(int argc, char **argv, struct run_args *a)
 		else if (c == 'L')
 			a->libopt = optarg;
 		else if (c == 'h')
-			return usage_run(stdout), -1;
+			return usage_run(stdout), CLI_OK;
 		else if (c != '?' && c != ':' && strchr("lftsdH", c))
 			if (set_setting(c, optarg) != 0)
 				return RUN_USAGE;
@@ -200,7 +200,7 @@ static int parse_run(int argc, char **argv, struct run_args *a)
 		cli_error("run needs a PROGRAM: cushim run [OPTIONS] -- PROGRAM [ARGS...]");
 		return RUN_USAGE;
 	}
-	return 0;
+	return -1;
 }
 
 /* LD_PRELOAD, CUSHIM_DRIVER and masquerade for the program: 0 or -1. */
@@ -301,8 +301,8 @@ int cmd_run(int argc, char **argv)
 	struct cli_lib lib;
 	int rc = parse_run(argc, argv, &a);
 
-	if (rc)
-		return rc < 0 ? 0 : rc;
+	if (rc >= 0)
+		return rc;
 	if (cli_find_lib(a.libopt, &lib) != 0 || prepare_environment(&lib, &a) != 0)
 		return RUN_USAGE;
 	rc = run_program(argv + optind);
