@@ -103,8 +103,9 @@ const char *cushim_format_version(int version, char buf[16])
 }
 
 /* The value of a setting, or NULL when it is unset, empty where that means
- * unset, or bad (then said once, with what it accepts and what applies). */
-static const char *setting(const char *name)
+ * unset, or bad (then said once when warn, with what it accepts and what
+ * applies). */
+static const char *setting_value(const char *name, int warn)
 {
 	const struct cushim_setting *s = cushim_setting_named(name, -1);
 	const char *v = secure_getenv(name);
@@ -112,9 +113,20 @@ static const char *setting(const char *name)
 
 	if (!v || !s || !cushim_setting_verdict(s, v, why, sizeof why))
 		return v;
-	if (!(s->empty_unset && !*v))
+	if (warn && !(s->empty_unset && !*v))
 		cushim_log(CUSHIM_LOG_WARN, "%s=\"%s\" is %s", name, v, why);
 	return NULL;
+}
+
+static const char *setting(const char *name)
+{
+	return setting_value(name, 1);
+}
+
+int cushim_adapt_setting(int warn)
+{
+	const char *v = setting_value("CUSHIM_ADAPT", warn);
+	return v ? cushim_parse_flag(v) : 1;
 }
 
 void cushim_conf_load(void)
@@ -133,8 +145,7 @@ void cushim_conf_load(void)
 		cushim_parse_version(v, &cushim_conf.driver_version);
 	if ((v = setting("CUSHIM_SUMMARY")) && (cushim_conf.summary = cushim_parse_summary(v)) == 2)
 		cushim_conf.summary_file = v;
-	if ((v = setting("CUSHIM_ADAPT")))
-		cushim_conf.adapt = cushim_parse_flag(v);
+	cushim_conf.adapt = cushim_adapt_setting(1);
 	if ((v = setting("CUSHIM_HIDE")))
 		cushim_conf.npatterns = cushim_parse_patterns(v, cushim_conf.patterns, CUSHIM_MAX_PATTERNS, &hide_storage);
 }

@@ -89,6 +89,9 @@ struct cushim_conf {
 };
 extern struct cushim_conf cushim_conf CUSHIM_HIDDEN;
 void cushim_conf_load(void) CUSHIM_HIDDEN;
+/* CUSHIM_ADAPT: 0 when it turns adaptation off, else 1 (unset or bad: the
+ * default; a bad value said once when warn). */
+int cushim_adapt_setting(int warn) CUSHIM_HIDDEN;
 int cushim_parse_level(const char *s, int *level) CUSHIM_HIDDEN;
 int cushim_parse_version(const char *s, int *version) CUSHIM_HIDDEN;
 int cushim_parse_patterns(const char *s, char **out, int max, char **storage) CUSHIM_HIDDEN;

@@ -241,8 +241,7 @@ static int version_has(int j, int driver)
 
 const struct cushim_adapter *cli_adapter_for(int idx, int driver)
 {
-	const char *off = getenv("CUSHIM_ADAPT");
-	if (off && cushim_parse_flag(off) == 0)
+	if (!cushim_adapt_setting(0))
 		return NULL;
 	return cushim_adapter_row(idx, driver, version_has);
 }

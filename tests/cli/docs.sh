@@ -18,7 +18,7 @@ for opt in $(grep -o -- '--[a-z][a-z-]*' "$T/help.out" | sort -u); do
 done
 # Every variable the sources read is a row of the settings table (cushim
 # doctor lists every row), and every row has an entry in the man page.
-vars=$(cat "$top_srcdir"/src/*.c "$top_srcdir"/src/cli/*.c | grep -o '\(getenv\|setting\)("CUSHIM_[A-Z_]*")' |
+vars=$(cat "$top_srcdir"/src/*.c "$top_srcdir"/src/cli/*.c | grep -o '\(getenv\|setting\|setting_value\)("CUSHIM_[A-Z_]*"' |
 	grep -o 'CUSHIM_[A-Z_]*' | sort -u)
 [ -n "$vars" ] || { echo "found no CUSHIM_* variables in src/" >&2; exit 99; }
 env -u CUSHIM_LOG "$CUSHIM" doctor >"$T/doctor.out" 2>&1
