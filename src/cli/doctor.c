@@ -114,7 +114,7 @@ static int report_settings(const struct environment *env)
 static void report_loader(void)
 {
 	char path[PATH_MAX + 64];
-	const char *cd = getenv("CUSHIM_DRIVER");
+	const char *cd = getenv("CUSHIM_DRIVER"), *bad;
 
 	for (int i = 0; i < CUSHIM_NRUNTIMES; i++) {
 		int found = cli_ld_search(cushim_runtime_sonames[i], NULL, NULL, NULL, path, sizeof path) == 0;
@@ -123,13 +123,16 @@ static void report_loader(void)
 	int have_cuda = cli_ld_search("libcuda.so.1", NULL, NULL, NULL, path, sizeof path) == 0;
 	printf("driver:      libcuda.so.1: %s%s\n", have_cuda ? path : "not found",
 	       have_cuda && cli_is_cushim(path) ? " (that is cushim itself: a masquerade folder is on the path)" : "");
-	if (cd && *cd)
-		printf("masquerade:  would use CUSHIM_DRIVER=%s%s\n", cd,
-		       cli_elf_native(cd) ? "" : " (not a shared library for this machine!)");
-	else if (cli_ld_search("libcuda.so.1", NULL, NULL, cli_is_cushim, path, sizeof path) == 0)
+	have_cuda = cli_real_driver(path, sizeof path, &bad) == 0;
+	if (bad)
+		printf("masquerade:  CUSHIM_DRIVER=%s is not a usable driver (not a shared library for this machine, "
+		       "or cushim itself): the usual places are searched\n", bad);
+	if (!have_cuda)
+		printf("masquerade:  would find no real driver: every call would return CUDA_ERROR_NO_DEVICE\n");
+	else if (bad || !cd || !*cd)
 		printf("masquerade:  would use the real driver %s\n", path);
 	else
-		printf("masquerade:  would find no real driver: every call would return CUDA_ERROR_NO_DEVICE\n");
+		printf("masquerade:  would use CUSHIM_DRIVER=%s\n", path);
 }
 
 static void report_exports(const struct cli_shim *shim)

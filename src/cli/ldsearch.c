@@ -58,3 +58,18 @@ int cli_ld_search(const char *name, const char *rpath, const char *runpath,
 	struct want w = { reject, out, size };
 	return cushim_ld_search(name, rpath, runpath, accept_native, &w) ? 0 : -1;
 }
+
+int cli_real_driver(char *out, size_t size, const char **bad)
+{
+	const char *env = getenv("CUSHIM_DRIVER");
+
+	*bad = NULL;
+	if (env && *env) {
+		if (cli_elf_native(env) && !cli_is_cushim(env)) {
+			snprintf(out, size, "%s", env);
+			return 0;
+		}
+		*bad = env;
+	}
+	return cli_ld_search("libcuda.so.1", NULL, NULL, cli_is_cushim, out, size);
+}

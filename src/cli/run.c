@@ -81,19 +81,21 @@ static void masquerade_cleanup(void)
 static int setup_masquerade(const char *lib, const char *driver_opt, int quiet)
 {
 	char driver[PATH_MAX], p[PATH_MAX + 32];
-	const char *env = getenv("CUSHIM_DRIVER");
+	const char *bad;
 
-	/* The real driver, found before our folder goes first on the path. */
-	if (driver_opt) {
-		snprintf(driver, sizeof driver, "%s", driver_opt);
-	} else if (env && *env) {
-		snprintf(driver, sizeof driver, "%s", env);
-	} else if (cli_ld_search("libcuda.so.1", NULL, NULL, cli_is_cushim, p, sizeof p) == 0 && realpath(p, driver)) {
-		setenv("CUSHIM_DRIVER", driver, 1);
-	} else if (!quiet) {
-		cli_note("--masquerade: no real CUDA driver (libcuda.so.1) found on the library path, in the "
-			 "loader cache or the default folders; every driver call will return "
-			 "CUDA_ERROR_NO_DEVICE (give one with --driver=PATH)");
+	/* The real driver (--driver: set already), found as the library would
+	 * find it, before our folder goes first on the path.  Where none is
+	 * found, CUSHIM_DRIVER stays as it was and the library says the rest. */
+	if (!driver_opt) {
+		int found = cli_real_driver(p, sizeof p, &bad) == 0 && realpath(p, driver);
+		if (found && bad)
+			cli_note("--masquerade: CUSHIM_DRIVER=%s is not a usable driver: %s is used", bad, driver);
+		if (found)
+			setenv("CUSHIM_DRIVER", driver, 1);
+		else if (!quiet)
+			cli_note("--masquerade: no real CUDA driver (libcuda.so.1) found on the library path, in the "
+				 "loader cache or the default folders; every driver call will return "
+				 "CUDA_ERROR_NO_DEVICE (give one with --driver=PATH)");
 	}
 	if (path_starts_with_a_masquerade_folder())
 		return 0; /* an outer cushim run already put its folder first */

@@ -48,4 +48,11 @@ failures=$((failures + $?))
 CUSHIM_DRIVER=$fake/drv-13.0/libcuda.so.1
 export CUSHIM_DRIVER
 same setting "$fake/drv-13.0/libcuda.so.1" 13000 "$fake/drv-11.4"
+# A CUSHIM_DRIVER that is no driver: both say so and search the usual places.
+CUSHIM_DRIVER=$fake/bad-drv/libcuda.so.1
+same bad-setting "$fake/drv-11.4/libcuda.so.1" 11040 "$fake/drv-11.4"
+grep -q "^masquerade: *CUSHIM_DRIVER=$fake/bad-drv/libcuda.so.1 is not a usable driver" "$T/bad-setting-doctor.out" ||
+	fail "bad-setting: doctor does not flag CUSHIM_DRIVER: $(cat "$T/bad-setting-doctor.out")"
+grep -q "CUSHIM_DRIVER=$fake/bad-drv/libcuda.so.1 is not a usable driver" "$T/bad-setting-lib.err" ||
+	fail "bad-setting: the library does not flag CUSHIM_DRIVER: $(cat "$T/bad-setting-lib.err")"
 finish

@@ -112,6 +112,18 @@ expect_rc masqnest 0
 # cushim itself is no driver.
 run_cmd masqself "$CUSHIM" run --masquerade --driver="$SHIMLIB" -- true
 expect_rc masqself 125
+# A CUSHIM_DRIVER that is no driver is passed over for the one the search
+# finds, and said once.
+fake=$top_builddir/tests/fake
+if [ -e "$fake/drv-11.4/libcuda.so.1" ] && [ -e "$fake/bad-drv/libcuda.so.1" ]; then
+	CUSHIM_DRIVER=$fake/bad-drv/libcuda.so.1 LD_LIBRARY_PATH=$fake/drv-11.4 \
+		run_cmd masqbad "$CUSHIM" run --masquerade -- sh -c 'echo "$CUSHIM_DRIVER"'
+	expect_rc masqbad 0
+	[ "$(cat "$T/masqbad.out")" = "$(realpath "$fake/drv-11.4/libcuda.so.1")" ] ||
+		fail "a bad CUSHIM_DRIVER: the program gets CUSHIM_DRIVER=$(cat "$T/masqbad.out")"
+	[ "$(grep -c "CUSHIM_DRIVER=$fake/bad-drv/libcuda.so.1 is not a usable driver" "$T/masqbad.err")" -eq 1 ] ||
+		fail "a bad CUSHIM_DRIVER is not said once: $(cat "$T/masqbad.err")"
+fi
 # Without --driver: a driver found on this machine, or one line saying there is none.
 run_cmd masqauto "$CUSHIM" run --masquerade -- sh -c 'echo "${CUSHIM_DRIVER-unset}"'
 expect_rc masqauto 0
