@@ -9,6 +9,10 @@
 
 #define CUSHIM_PUBLIC __attribute__((visibility("default")))
 
+/* One of the functions below in the library behind handle h (RTLD_DEFAULT
+ * under LD_PRELOAD, or dlopen's), typed; NULL where cushim is not loaded. */
+#define CUSHIM_FN(h, fn) ((__typeof__(&fn))dlsym(h, #fn))
+
 /* The CUDA version the process sees (CUSHIM_DRIVER_VERSION when emulating),
  * and the one the driver reports; 0 when there is no driver or it would not say. */
 CUSHIM_PUBLIC int cushim_driver_version(void);

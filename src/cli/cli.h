@@ -9,9 +9,6 @@
 #include "adapters.h"
 #include "cushim.h"
 
-/* One of cushim.h's functions in the library behind handle h, typed, or NULL. */
-#define CUSHIM_FN(h, fn) ((__typeof__(&fn))dlsym(h, #fn))
-
 /* Exit statuses of check, doctor and symbols (run passes the program's own). */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_ERROR = 2 };
 /* Exit statuses of run when the program never ran (as env(1) and timeout(1)). */

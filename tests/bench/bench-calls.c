@@ -8,6 +8,7 @@
  * driver (no GPU) and on a real one (then it also measures cuStreamQuery and
  * cuLaunchKernel of an empty kernel). */
 #include <cuda.h>
+#include "cushim.h"
 #include "ticks.h" /* cushim_ticks: the clock the diagnostics read */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -122,8 +123,7 @@ static void measure(const char *name, double (*loop)(int), int rounds)
 int main(int argc, char **argv)
 {
 	void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-	int (*boot_times)(uint64_t *, uint64_t *) =
-		(int (*)(uint64_t *, uint64_t *))dlsym(RTLD_DEFAULT, "cushim_bootstrap_times");
+	__typeof__(&cushim_bootstrap_times) boot_times = CUSHIM_FN(RTLD_DEFAULT, cushim_bootstrap_times);
 	const char *mode = getenv("CUSHIM_BENCH_MODE");
 	int gpu = argc > 1 && strcmp(argv[1], "--gpu") == 0;
 	CUdevice dev;

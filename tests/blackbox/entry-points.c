@@ -13,6 +13,7 @@
  * What was used is read from the fakes' counters in the child. */
 #include "cuda-all.h"
 #include "../harness/harness.h"
+#include "cushim.h"
 #include <check.h>
 #include <dlfcn.h>
 #include <stdio.h>
@@ -193,14 +194,11 @@ START_TEST(check_error_name_36_on_an_11_4_driver)
 END_TEST
 
 /* ---- a driver without cuGetProcAddress (CUDA 11.2) ---- */
-typedef void *(*real_pointer_fn)(const char *);
-typedef const char *(*origin_fn)(const char *);
-
 static int child_nogpa(const char *arg)
 {
 	void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-	real_pointer_fn real = (real_pointer_fn)dlsym(RTLD_DEFAULT, "cushim_real_pointer");
-	origin_fn origin = (origin_fn)dlsym(RTLD_DEFAULT, "cushim_export_origin");
+	__typeof__(&cushim_real_pointer) real = CUSHIM_FN(RTLD_DEFAULT, cushim_real_pointer);
+	__typeof__(&cushim_export_origin) origin = CUSHIM_FN(RTLD_DEFAULT, cushim_export_origin);
 	int v = 0, n = 0, same = 0, present = 0;
 	CUcontext c = NULL;
 	void *fn = NULL;

@@ -5,6 +5,7 @@
  *   parent: cuDriverGetVersion cuCtxGetCurrent cuDeviceGetCount (before cuInit)
  *   child:  cuInit cuDeviceGet cuDevicePrimaryCtxRetain cuCtxSetCurrent cuMemAlloc cuMemFree
  *   parent: cuInit, and where cushim's entry points came from then (if cushim is loaded) */
+#include "cushim.h"
 #include <cuda.h>
 #include <dlfcn.h>
 #include <stdio.h>
@@ -33,8 +34,8 @@ static int worker(void)
 
 static void origins(void)
 {
-	void (*counts)(int *) = (void (*)(int *))dlsym(RTLD_DEFAULT, "cushim_origin_counts");
-	const char *(*via)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT, "cushim_entry_via");
+	__typeof__(&cushim_origin_counts) counts = CUSHIM_FN(RTLD_DEFAULT, cushim_origin_counts);
+	__typeof__(&cushim_entry_via) via = CUSHIM_FN(RTLD_DEFAULT, cushim_entry_via);
 	int n[4] = { 0 };
 	if (!counts || !via)
 		return;

@@ -3,6 +3,7 @@
  * name (dlsym on the driver's own handle), and an export the driver lacks is
  * missing in cushim too.  Exit 0 pass, 1 fail, 77 no GPU / no shim. */
 #include "cushim-internal.h"
+#include "cushim.h"
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,8 +12,8 @@
 int main(void)
 {
 	void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-	void *(*shim_real)(const char *) = (void *(*)(const char *))dlsym(RTLD_DEFAULT, "cushim_real_pointer");
-	int (*shim_version)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "cushim_driver_version");
+	__typeof__(&cushim_real_pointer) shim_real = CUSHIM_FN(RTLD_DEFAULT, cushim_real_pointer);
+	__typeof__(&cushim_driver_version) shim_version = CUSHIM_FN(RTLD_DEFAULT, cushim_driver_version);
 	int same = 0, both_missing = 0, bad = 0, drv_version = 0;
 
 	if (!drv || !shim_real || !shim_version) {

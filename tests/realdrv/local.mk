@@ -13,7 +13,7 @@ check_PROGRAMS += tests/realdrv/realdrv-app
 tests_realdrv_realdrv_app_SOURCES = tests/realdrv/realdrv-app.c tests/realdrv/realdrv-exports.c \
 	tests/realdrv/realdrv.h
 nodist_tests_realdrv_realdrv_app_SOURCES = tests/realdrv/imports.c
-tests_realdrv_realdrv_app_CPPFLAGS = -D_GNU_SOURCE -I$(CUDA_INCDIR) -I$(top_srcdir)/tests/realdrv
+tests_realdrv_realdrv_app_CPPFLAGS = -D_GNU_SOURCE -I$(CUDA_INCDIR) -I$(top_srcdir)/src -I$(top_srcdir)/tests/realdrv
 # -z now against the toolkit's stub libcuda.so (the fake 13.0 driver where a
 # toolkit has no stub): every import must be found when the program loads.
 REALDRV_LINK = $(CUDA_STUBS_LDFLAGS) -Ltests/fake/drv-13.0

@@ -22,7 +22,7 @@ void realdrv_fail(const char *fmt, ...)
 	realdrv_failures++;
 }
 
-#define SHIM_FN(field, name) (*(void **)&realdrv_shim.field = dlsym(RTLD_DEFAULT, name))
+#define SHIM_FN(field) (realdrv_shim.field = CUSHIM_FN(RTLD_DEFAULT, cushim_##field))
 
 /* The driver the program linked, and cushim's introspection; 0 without them. */
 int realdrv_open(void)
@@ -32,13 +32,9 @@ int realdrv_open(void)
 		fprintf(stderr, "realdrv: libcuda.so.1 is not loaded: %s\n", dlerror());
 		return 0;
 	}
-	if (!SHIM_FN(driver_version, "cushim_driver_version") ||
-	    !SHIM_FN(real_driver_version, "cushim_real_driver_version") ||
-	    !SHIM_FN(real_pointer, "cushim_real_pointer") || !SHIM_FN(export_state, "cushim_export_state") ||
-	    !SHIM_FN(export_origin, "cushim_export_origin") || !SHIM_FN(origin_counts, "cushim_origin_counts") ||
-	    !SHIM_FN(entry_via, "cushim_entry_via") || !SHIM_FN(driver_path, "cushim_driver_path") ||
-	    !SHIM_FN(exports_resolved, "cushim_exports_resolved") ||
-	    !SHIM_FN(exports_missing, "cushim_exports_missing")) {
+	if (!SHIM_FN(driver_version) || !SHIM_FN(real_driver_version) || !SHIM_FN(real_pointer) ||
+	    !SHIM_FN(export_state) || !SHIM_FN(export_origin) || !SHIM_FN(origin_counts) || !SHIM_FN(entry_via) ||
+	    !SHIM_FN(driver_path) || !SHIM_FN(exports_resolved) || !SHIM_FN(exports_missing)) {
 		fprintf(stderr, "realdrv: run it with LD_PRELOAD=libcushim.so (a cushim_* function is missing)\n");
 		return 0;
 	}

@@ -4,6 +4,7 @@
  * declares every export itself. */
 #ifndef REALDRV_H
 #define REALDRV_H
+#include "cushim.h"
 
 /* One export, as the program imports it: with -z now the loader binds it
  * before main, to cushim's stub under LD_PRELOAD.  fn is NULL for the few the
@@ -16,18 +17,20 @@ void *realdrv_export(const struct realdrv_import *imp);
 extern const struct realdrv_import realdrv_imports[];
 extern const int realdrv_nimports;
 
-/* What libcushim.so says about itself (its exported cushim_* functions). */
+/* What libcushim.so says about itself, its functions of cushim.h:
+ * realdrv_shim.driver_version is cushim_driver_version, and so on. */
+#define REALDRV_SHIM(fn) __typeof__(&cushim_##fn) fn
 struct realdrv_shim {
-	int (*driver_version)(void);
-	int (*real_driver_version)(void);
-	void *(*real_pointer)(const char *name);
-	int (*export_state)(const char *name); /* 0 driver, 1 adapter, 2 missing */
-	const char *(*export_origin)(const char *name);
-	void (*origin_counts)(int counts[4]);
-	const char *(*entry_via)(void);
-	const char *(*driver_path)(void);
-	int (*exports_resolved)(void);
-	int (*exports_missing)(void);
+	REALDRV_SHIM(driver_version);
+	REALDRV_SHIM(real_driver_version);
+	REALDRV_SHIM(real_pointer);
+	REALDRV_SHIM(export_state);
+	REALDRV_SHIM(export_origin);
+	REALDRV_SHIM(origin_counts);
+	REALDRV_SHIM(entry_via);
+	REALDRV_SHIM(driver_path);
+	REALDRV_SHIM(exports_resolved);
+	REALDRV_SHIM(exports_missing);
 };
 extern struct realdrv_shim realdrv_shim;
 extern void *realdrv_drv; /* the driver the program linked (libcuda.so.1) */
