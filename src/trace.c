@@ -509,14 +509,13 @@ static int by_total(const void *a, const void *b)
 	return x->c.ticks < y->c.ticks ? 1 : x->c.ticks > y->c.ticks ? -1 : strcmp(cushim_syms[x->i].name, cushim_syms[y->i].name);
 }
 
-static void write_summary(void)
+/* Every function called, its counters summed over the threads, in rows,
+ * most time first; the number of rows, and of calls in *calls. */
+static unsigned collect_rows(struct row *rows, uint64_t *calls)
 {
-	static struct row rows[CUSHIM_NSYMS];
 	unsigned n = 0;
-	uint64_t calls = 0;
-	char line[512];
-	FILE *json = NULL;
 
+	*calls = 0;
 	for (unsigned i = 0; i < CUSHIM_NSYMS; i++) {
 		struct counters c = retired[i];
 		for (struct tbuf *b = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE); b; b = b->next)
@@ -527,35 +526,48 @@ static void write_summary(void)
 			}
 		if (c.calls) {
 			rows[n].i = i, rows[n].c = c, n++;
-			calls += c.calls;
+			*calls += c.calls;
 		}
 	}
 	qsort(rows, n, sizeof *rows, by_total);
-	if (cushim_conf.summary == 2) {
-		char path[4096];
-		int fd = -1;
-		if (cushim_expand_path(cushim_conf.summary_file, path, sizeof path) == 0)
-			fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (fd < 0 || !(json = fdopen(fd, "w"))) {
-			cushim_log(CUSHIM_LOG_WARN, "cannot write CUSHIM_SUMMARY file %s; summary on the log instead",
-				   cushim_conf.summary_file);
-			if (fd >= 0)
-				close(fd);
-		}
+	return n;
+}
+
+/* CUSHIM_SUMMARY=FILE.json, opened; NULL (and said) when it cannot be. */
+static FILE *open_summary_json(void)
+{
+	char path[4096];
+	int fd = -1;
+	FILE *json = NULL;
+
+	if (cushim_expand_path(cushim_conf.summary_file, path, sizeof path) == 0)
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 || !(json = fdopen(fd, "w"))) {
+		cushim_log(CUSHIM_LOG_WARN, "cannot write CUSHIM_SUMMARY file %s; summary on the log instead",
+			   cushim_conf.summary_file);
+		if (fd >= 0)
+			close(fd);
 	}
-	if (json) {
-		fprintf(json, "{\"pid\": %d, \"calls\": %" PRIu64 ", \"functions\": [", (int)getpid(), calls);
-		for (unsigned k = 0; k < n; k++) {
-			const struct counters *c = &rows[k].c;
-			fprintf(json, "%s\n  {\"name\": \"%s\", \"calls\": %" PRIu64 ", \"errors\": %" PRIu64
-				", \"total_ns\": %.0f, \"mean_ns\": %.1f, \"max_ns\": %.0f}", k ? "," : "",
-				cushim_syms[rows[k].i].name, c->calls, c->errors, (double)c->ticks * ns_per_tick,
-				(double)c->ticks * ns_per_tick / (double)c->calls, (double)c->max * ns_per_tick);
-		}
-		fprintf(json, "\n]}\n");
-		fclose(json);
-		return;
+	return json;
+}
+
+static void write_json(FILE *json, const struct row *rows, unsigned n, uint64_t calls)
+{
+	fprintf(json, "{\"pid\": %d, \"calls\": %" PRIu64 ", \"functions\": [", (int)getpid(), calls);
+	for (unsigned k = 0; k < n; k++) {
+		const struct counters *c = &rows[k].c;
+		fprintf(json, "%s\n  {\"name\": \"%s\", \"calls\": %" PRIu64 ", \"errors\": %" PRIu64
+			", \"total_ns\": %.0f, \"mean_ns\": %.1f, \"max_ns\": %.0f}", k ? "," : "",
+			cushim_syms[rows[k].i].name, c->calls, c->errors, (double)c->ticks * ns_per_tick,
+			(double)c->ticks * ns_per_tick / (double)c->calls, (double)c->max * ns_per_tick);
 	}
+	fprintf(json, "\n]}\n");
+	fclose(json);
+}
+
+static void write_table(const struct row *rows, unsigned n, uint64_t calls)
+{
+	char line[512];
 	int m = snprintf(line, sizeof line, "cushim: summary of pid %d: %u functions, %" PRIu64 " calls\n"
 			 "cushim: %10s %8s %12s %10s %10s  %s\n", (int)getpid(), n, calls, "calls", "errors",
 			 "total ms", "mean us", "max us", "function");
@@ -568,6 +580,21 @@ static void write_summary(void)
 			     (double)c->max * ns_per_tick / 1e3, cushim_syms[rows[k].i].name);
 		cushim_write_all(cushim_log_fd(), line, (size_t)m);
 	}
+}
+
+/* At exit: the summary, as JSON where CUSHIM_SUMMARY names a file that can
+ * be written, else as a table on the log. */
+static void write_summary(void)
+{
+	static struct row rows[CUSHIM_NSYMS];
+	uint64_t calls;
+	unsigned n = collect_rows(rows, &calls);
+	FILE *json = cushim_conf.summary == 2 ? open_summary_json() : NULL;
+
+	if (json)
+		write_json(json, rows, n, calls);
+	else
+		write_table(rows, n, calls);
 }
 
 __attribute__((destructor)) static void cushim_trace_exit(void)
