@@ -192,7 +192,7 @@ void cushim_adopt_runtime(void)
 {
 	struct cushim_source rt;
 
-	if (masquerade || adopting || (cushim_conf.cudart && strcmp(cushim_conf.cudart, "none") == 0))
+	if (masquerade || adopting || cushim_conf.cudart_none)
 		return;
 	adopting = 1;
 	pthread_mutex_lock(&adopt_lock);
@@ -244,7 +244,7 @@ static const struct override {
 static void install_overrides(int tracing)
 {
 	int watching = tracing || cushim_emulating || cushim_conf.npatterns || masquerade;
-	int adopting_ok = !masquerade && !(cushim_conf.cudart && strcmp(cushim_conf.cudart, "none") == 0);
+	int adopting_ok = !masquerade && !cushim_conf.cudart_none;
 
 	for (size_t k = 0; k < sizeof overrides / sizeof *overrides; k++) {
 		const struct override *o = &overrides[k];

@@ -1,7 +1,8 @@
 /* Every CUSHIM_* variable (the table of settings.c), read once with
- * secure_getenv during the bootstrap.  A bad value gets one warning naming
- * the variable, what it accepts and what applies instead: the host program
- * never stops because of cushim's settings. */
+ * secure_getenv during the bootstrap, and the parsers of the values.  A bad
+ * value gets one warning naming the variable, what it accepts and what
+ * applies instead: the host program never stops because of cushim's
+ * settings. */
 #include "cushim-internal.h"
 #include "settings.h"
 #include <ctype.h>
@@ -11,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct cushim_conf cushim_conf = { .level = CUSHIM_LOG_WARN, .adapt = 1 };
+struct cushim_conf cushim_conf;
 
 static const char *const level_names[] = { "off", "warn", "info", "errors", "trace" };
 
@@ -102,50 +103,48 @@ const char *cushim_format_version(int version, char buf[16])
 	return buf;
 }
 
-/* The value of a setting, or NULL when it is unset, empty where that means
- * unset, or bad (then said once when warn, with what it accepts and what
- * applies). */
-static const char *setting_value(const char *name, int warn)
+/* The value of s in the environment, or NULL when it is unset or empty
+ * where that means unset. */
+static const char *setting_value(const struct cushim_setting *s)
 {
-	const struct cushim_setting *s = cushim_setting_named(name, -1);
-	const char *v = secure_getenv(name);
+	const char *v = secure_getenv(s->name);
+	return v && !(s->empty_unset && !*v) ? v : NULL;
+}
+
+void cushim_conf_read(struct cushim_conf *c)
+{
+	memset(c, 0, sizeof *c);
+	for (int i = 0; i < cushim_nsettings; i++) {
+		const struct cushim_setting *s = &cushim_settings[i];
+		const char *v = setting_value(s);
+		if ((!v || s->parse(v, c) != 0) && s->deflt)
+			s->parse(s->deflt, c);
+	}
+}
+
+void cushim_conf_clear(struct cushim_conf *c)
+{
+	free(c->hide_storage);
+	c->hide_storage = NULL;
+	c->npatterns = 0;
+}
+
+/* Each bad value said once, with what it accepts and what applies. */
+static void warn_bad_settings(void)
+{
 	char why[256];
-
-	if (!v || !s || !cushim_setting_verdict(s, v, why, sizeof why))
-		return v;
-	if (warn && !(s->empty_unset && !*v))
-		cushim_log(CUSHIM_LOG_WARN, "%s=\"%s\" is %s", name, v, why);
-	return NULL;
-}
-
-static const char *setting(const char *name)
-{
-	return setting_value(name, 1);
-}
-
-int cushim_adapt_setting(int warn)
-{
-	const char *v = setting_value("CUSHIM_ADAPT", warn);
-	return v ? cushim_parse_flag(v) : 1;
+	for (int i = 0; i < cushim_nsettings; i++) {
+		const struct cushim_setting *s = &cushim_settings[i];
+		const char *v = setting_value(s);
+		if (v && cushim_setting_verdict(s, v, why, sizeof why))
+			cushim_log(CUSHIM_LOG_WARN, "%s=\"%s\" is %s", s->name, v, why);
+	}
 }
 
 void cushim_conf_load(void)
 {
-	const char *v;
-	static char *hide_storage;
-
-	if ((v = setting("CUSHIM_LOG")))
-		cushim_parse_level(v, &cushim_conf.level);
-	cushim_conf.log_file = setting("CUSHIM_LOG_FILE");
+	cushim_conf_clear(&cushim_conf);
+	cushim_conf_read(&cushim_conf);
 	cushim_log_open();
-	cushim_conf.cudart = setting("CUSHIM_CUDART");
-	cushim_conf.driver = setting("CUSHIM_DRIVER");
-	cushim_conf.timeline = setting("CUSHIM_TIMELINE");
-	if ((v = setting("CUSHIM_DRIVER_VERSION")))
-		cushim_parse_version(v, &cushim_conf.driver_version);
-	if ((v = setting("CUSHIM_SUMMARY")) && (cushim_conf.summary = cushim_parse_summary(v)) == 2)
-		cushim_conf.summary_file = v;
-	cushim_conf.adapt = cushim_adapt_setting(1);
-	if ((v = setting("CUSHIM_HIDE")))
-		cushim_conf.npatterns = cushim_parse_patterns(v, cushim_conf.patterns, CUSHIM_MAX_PATTERNS, &hide_storage);
+	warn_bad_settings();
 }

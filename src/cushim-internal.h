@@ -8,8 +8,6 @@
 #include "cushim-syms.h"
 #include "ticks.h" /* cushim_ticks: the clock of the summary and the trace */
 
-#define CUSHIM_API __attribute__((visibility("default")))
-
 /* What a missing export returns: CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER, a
  * code that toolkits before 12.8 do not define. */
 #define CUSHIM_NEWER_DRIVER ((CUresult)36)
@@ -77,10 +75,12 @@ enum cushim_level { CUSHIM_LOG_OFF, CUSHIM_LOG_WARN, CUSHIM_LOG_INFO, CUSHIM_LOG
 struct cushim_conf {
 	int level;                 /* CUSHIM_LOG */
 	const char *log_file;      /* CUSHIM_LOG_FILE */
-	const char *cudart;        /* CUSHIM_CUDART */
+	const char *cudart;        /* CUSHIM_CUDART, NULL for none */
+	int cudart_none;           /* CUSHIM_CUDART=none: the driver's own lookup */
 	int driver_version;        /* CUSHIM_DRIVER_VERSION, 0 when unset */
 	int npatterns;             /* CUSHIM_HIDE */
 	char *patterns[CUSHIM_MAX_PATTERNS];
+	char *hide_storage;        /* what patterns point into */
 	int summary;               /* CUSHIM_SUMMARY: 0, 1 (table) or 2 (JSON file) */
 	const char *summary_file;
 	const char *driver;        /* CUSHIM_DRIVER: the real driver, for masquerade */
@@ -88,10 +88,12 @@ struct cushim_conf {
 	const char *timeline;      /* CUSHIM_TIMELINE: the trace-event JSON file */
 };
 extern struct cushim_conf cushim_conf CUSHIM_HIDDEN;
+/* cushim_conf from the environment, the log opened, bad values said. */
 void cushim_conf_load(void) CUSHIM_HIDDEN;
-/* CUSHIM_ADAPT: 0 when it turns adaptation off, else 1 (unset or bad: the
- * default; a bad value said once when warn). */
-int cushim_adapt_setting(int warn) CUSHIM_HIDDEN;
+/* c from the environment (a bad or unset value: the table's default), quietly;
+ * cushim_conf_clear frees what it holds. */
+void cushim_conf_read(struct cushim_conf *c) CUSHIM_HIDDEN;
+void cushim_conf_clear(struct cushim_conf *c) CUSHIM_HIDDEN;
 int cushim_parse_level(const char *s, int *level) CUSHIM_HIDDEN;
 int cushim_parse_version(const char *s, int *version) CUSHIM_HIDDEN;
 int cushim_parse_patterns(const char *s, char **out, int max, char **storage) CUSHIM_HIDDEN;

@@ -32,7 +32,7 @@ update-table:
 # what the command-line tool shares with the library (no stubs in it).
 noinst_LTLIBRARIES += libcushim_table.la libcushim_core.la
 SHIM_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -fno-semantic-interposition -fno-plt
-libcushim_table_la_SOURCES = src/table.c src/ldsearch.c src/ldsearch.h src/conf.c src/settings.c src/settings.h src/adapters.c src/adapters.h src/log.c src/enums.c \
+libcushim_table_la_SOURCES = src/table.c src/ldsearch.c src/ldsearch.h src/realdriver.c src/conf.c src/settings.c src/settings.h src/adapters.c src/adapters.h src/log.c src/enums.c \
 	src/cushim-internal.h src/ticks.h src/cuda-all.h src/enums.h
 nodist_libcushim_table_la_SOURCES = $(GENERATED)
 libcushim_table_la_CFLAGS = $(SHIM_CFLAGS)

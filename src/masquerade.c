@@ -6,8 +6,6 @@
 #include "boot.h"
 #include "ldsearch.h"
 #include <dlfcn.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* Is the libcuda.so.1 the process loaded cushim itself? */
 int cushim_is_process_driver(void)
@@ -22,25 +20,12 @@ int cushim_is_process_driver(void)
 	return me;
 }
 
-static int same_file_as_self(const char *path)
-{
-	Dl_info info;
-	struct stat a, b;
-	if (!dladdr((void *)cushim_is_process_driver, &info) || !info.dli_fname)
-		return 0;
-	return stat(path, &a) == 0 && stat(info.dli_fname, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
 static int open_real_driver(const char *path, struct cushim_source *src)
 {
-	void *h;
+	void *h = cushim_real_driver_open(path);
 
-	if (access(path, R_OK) != 0 || same_file_as_self(path))
+	if (!h)
 		return 0;
-	if (!(h = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
-		cushim_log(CUSHIM_LOG_INFO, "cannot load %s: %s", path, dlerror());
-		return 0;
-	}
 	if (!cushim_driver_source(h, path, src)) {
 		dlclose(h);
 		return 0;
@@ -49,8 +34,8 @@ static int open_real_driver(const char *path, struct cushim_source *src)
 	return 1;
 }
 
-/* The search's candidate: taken when it is a driver that loads and is not
- * cushim itself. */
+/* The search's candidate: taken when it is a driver that loads and is no
+ * cushim. */
 static int accept_real_driver(const char *path, void *src)
 {
 	return open_real_driver(path, src);
@@ -61,8 +46,8 @@ int cushim_open_real_driver(struct cushim_source *src)
 	if (cushim_conf.driver) {
 		if (open_real_driver(cushim_conf.driver, src))
 			return 1;
-		cushim_log(CUSHIM_LOG_WARN, "CUSHIM_DRIVER=%s is not a usable driver (missing, unreadable, or "
-			   "cushim itself); searching the usual places", cushim_conf.driver);
+		cushim_log(CUSHIM_LOG_WARN, "CUSHIM_DRIVER=%s " CUSHIM_DRIVER_UNUSABLE "; searching the usual places",
+			   cushim_conf.driver);
 	}
 	return cushim_ld_search("libcuda.so.1", NULL, NULL, accept_real_driver, src);
 }

@@ -5,76 +5,95 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int check_level(const char *v)
+static int parse_level(const char *v, struct cushim_conf *c)
 {
-	int x;
-	return cushim_parse_level(v, &x);
+	return cushim_parse_level(v, &c->level);
 }
 
-static int check_version(const char *v)
+static int parse_log_file(const char *v, struct cushim_conf *c)
 {
-	int x;
-	return cushim_parse_version(v, &x);
+	return *v ? (c->log_file = v, 0) : -1;
 }
 
-static int check_patterns(const char *v)
+static int parse_summary(const char *v, struct cushim_conf *c)
+{
+	size_t n = strlen(v);
+	if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0)
+		c->summary = v[0] - '0', c->summary_file = NULL;
+	else if (n > 5 && strcmp(v + n - 5, ".json") == 0)
+		c->summary = 2, c->summary_file = v;
+	else
+		return -1;
+	return 0;
+}
+
+static int parse_timeline(const char *v, struct cushim_conf *c)
+{
+	return *v ? (c->timeline = v, 0) : -1;
+}
+
+static int parse_version(const char *v, struct cushim_conf *c)
+{
+	return cushim_parse_version(v, &c->driver_version);
+}
+
+static int parse_hide(const char *v, struct cushim_conf *c)
 {
 	char *pat[CUSHIM_MAX_PATTERNS], *storage = NULL;
 	int n = cushim_parse_patterns(v, pat, CUSHIM_MAX_PATTERNS, &storage);
-	free(storage);
-	return n < 0 ? -1 : 0;
+	if (n < 0)
+		return -1;
+	free(c->hide_storage);
+	c->hide_storage = storage;
+	memcpy(c->patterns, pat, (size_t)n * sizeof *pat);
+	c->npatterns = n;
+	return 0;
 }
 
-static int check_summary(const char *v)
+static int parse_adapt(const char *v, struct cushim_conf *c)
 {
-	return cushim_parse_summary(v) < 0 ? -1 : 0;
+	if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+		return -1;
+	c->adapt = v[0] - '0';
+	return 0;
 }
 
-static int check_flag(const char *v)
+static int parse_cudart(const char *v, struct cushim_conf *c)
 {
-	return cushim_parse_flag(v) < 0 ? -1 : 0;
+	if (!*v)
+		return -1;
+	c->cudart_none = strcmp(v, "none") == 0;
+	c->cudart = c->cudart_none ? NULL : v;
+	return 0;
 }
 
-static int check_path(const char *v)
+static int parse_driver(const char *v, struct cushim_conf *c)
 {
-	return *v ? 0 : -1;
-}
-
-int cushim_parse_summary(const char *s)
-{
-	size_t n = strlen(s);
-	if (strcmp(s, "0") == 0 || strcmp(s, "1") == 0)
-		return s[0] - '0';
-	return n > 5 && strcmp(s + n - 5, ".json") == 0 ? 2 : -1;
-}
-
-int cushim_parse_flag(const char *s)
-{
-	return strcmp(s, "0") == 0 ? 0 : strcmp(s, "1") == 0 ? 1 : -1;
+	return *v ? (c->driver = v, 0) : -1;
 }
 
 const struct cushim_setting cushim_settings[] = {
-	{ "CUSHIM_LOG", "off, warn, info, errors or trace", "warn", "warn is used",
+	{ "CUSHIM_LOG", "log=LEVEL", "off, warn, info, errors or trace", "warn", NULL,
 	  "what is logged: warn (missing exports, problems), info (where entry points come from), errors (every "
-	  "failing call), trace (every call)", check_level, 0 },
-	{ "CUSHIM_LOG_FILE", "a file path (%p: the process id)", "stderr", "stderr is used",
-	  "log there instead of stderr, append-only, mode 0600", check_path, 1 },
-	{ "CUSHIM_SUMMARY", "0, 1 or a FILE.json", "no summary", "no summary",
-	  "at exit, a table of calls, errors and times per function, or the same as JSON", check_summary, 0 },
-	{ "CUSHIM_TIMELINE", "a FILE.json path (%p: the process id)", "no timeline", "no timeline",
-	  "every call as an event of a Chrome trace-event file (Perfetto, chrome://tracing)", check_path, 1 },
-	{ "CUSHIM_DRIVER_VERSION", "a CUDA version: X.Y (12.0) or the CUDA_VERSION form (12000)",
-	  "the driver's own version", "not emulating",
-	  "look like an older driver: its version, its exports, its cuGetProcAddress answers", check_version, 0 },
-	{ "CUSHIM_HIDE", "shell globs separated by commas", "nothing hidden", "hiding nothing",
-	  "make these exports missing (cuMulticast*,cuMemCreate)", check_patterns, 0 },
-	{ "CUSHIM_ADAPT", "0 or 1", "1", "1 is used",
-	  "serve newer ABI variants with older ones where the arguments mean the same", check_flag, 0 },
-	{ "CUSHIM_CUDART", "a runtime library's path, or none", "the usual runtimes", "the usual runtimes",
+	  "failing call), trace (every call)", parse_level, 0 },
+	{ "CUSHIM_LOG_FILE", "log-file=PATH", "a file path (%p: the process id)", NULL, "stderr",
+	  "log there instead of stderr, append-only, mode 0600", parse_log_file, 1 },
+	{ "CUSHIM_SUMMARY", "summary[=FILE]", "0, 1 or a FILE.json", NULL, "no summary",
+	  "at exit, a table of calls, errors and times per function, or the same as JSON", parse_summary, 0 },
+	{ "CUSHIM_TIMELINE", "timeline=FILE.json", "a FILE.json path (%p: the process id)", NULL, "no timeline",
+	  "every call as an event of a Chrome trace-event file (Perfetto, chrome://tracing)", parse_timeline, 1 },
+	{ "CUSHIM_DRIVER_VERSION", "driver-version=X.Y", "a CUDA version: X.Y (12.0) or the CUDA_VERSION form (12000)",
+	  NULL, "the driver's own version",
+	  "look like an older driver: its version, its exports, its cuGetProcAddress answers", parse_version, 0 },
+	{ "CUSHIM_HIDE", "hide=PATTERNS", "shell globs separated by commas", NULL, "nothing hidden",
+	  "make these exports missing (cuMulticast*,cuMemCreate)", parse_hide, 0 },
+	{ "CUSHIM_ADAPT", NULL, "0 or 1", "1", NULL,
+	  "serve newer ABI variants with older ones where the arguments mean the same", parse_adapt, 0 },
+	{ "CUSHIM_CUDART", NULL, "a runtime library's path, or none", NULL, "the usual runtimes",
 	  "the runtime to take entry points from once the driver is initialised; none: the driver's own lookup",
-	  check_path, 1 },
-	{ "CUSHIM_DRIVER", "the real libcuda.so.1's path", "libcuda.so.1 as the loader finds it",
-	  "the usual places are searched", "in masquerade mode, the real driver", check_path, 1 },
+	  parse_cudart, 1 },
+	{ "CUSHIM_DRIVER", NULL, "the real libcuda.so.1's path", NULL, "libcuda.so.1 as the loader finds it",
+	  "in masquerade mode, the real driver", parse_driver, 1 },
 };
 const int cushim_nsettings = (int)(sizeof cushim_settings / sizeof *cushim_settings);
 
@@ -96,13 +115,28 @@ int cushim_harness_variable(const char *name, int len)
 	       (len == 17 && strncmp(name, "CUSHIM_ORACLE_DIR", 17) == 0);
 }
 
+int cushim_setting_check(const struct cushim_setting *s, const char *value)
+{
+	struct cushim_conf scratch = { 0 };
+	int rc = s->parse(value, &scratch);
+	free(scratch.hide_storage);
+	return rc;
+}
+
+const char *cushim_setting_unset(const struct cushim_setting *s)
+{
+	return s->deflt ? s->deflt : s->otherwise;
+}
+
 const char *cushim_setting_verdict(const struct cushim_setting *s, const char *value, char *buf, int size)
 {
-	if (s->check(value) == 0)
+	if (cushim_setting_check(s, value) == 0)
 		return NULL;
 	if (s->empty_unset && !*value)
 		snprintf(buf, (size_t)size, "empty: ignored");
+	else if (s->deflt)
+		snprintf(buf, (size_t)size, "not %s: %s is used", s->accepted, s->deflt);
 	else
-		snprintf(buf, (size_t)size, "not %s: %s", s->accepted, s->bad);
+		snprintf(buf, (size_t)size, "not %s: %s", s->accepted, s->otherwise);
 	return buf;
 }

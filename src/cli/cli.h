@@ -99,10 +99,10 @@ char *cli_ld_expand(const char *list, const char *origin);
 int cli_ld_search(const char *name, const char *rpath, const char *runpath,
 		  int (*reject)(const char *path), char *out, size_t size);
 /* The real driver behind a masquerade, picked as the library picks it
- * (src/masquerade.c): CUSHIM_DRIVER when it names a shared library for this
- * machine that is not cushim, else the first libcuda.so.1 of the search that
- * is not cushim.  0 and the path in out, or -1; *bad is CUSHIM_DRIVER when
- * it was set and passed over, else NULL. */
+ * (src/masquerade.c, by the rule of src/realdriver.c): CUSHIM_DRIVER when it
+ * names a usable driver, else the first usable libcuda.so.1 of the search.
+ * The path in out and 1 (CUSHIM_DRIVER) or 0 (the search), or -1 when there
+ * is none; *bad is CUSHIM_DRIVER when it was set and passed over, else NULL. */
 int cli_real_driver(char *out, size_t size, const char **bad);
 
 /* ---- JSON output (json.c) ---- */

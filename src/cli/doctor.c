@@ -4,6 +4,7 @@
 #include "cushim-internal.h"
 #include "enums.h"
 #include "settings.h"
+#include "ldsearch.h"
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -97,7 +98,7 @@ static int report_settings(const struct environment *env)
 		const struct cushim_setting *s = &cushim_settings[i];
 		const char *label = i ? "" : "settings:";
 		if (!env->value[i])
-			printf("%-12s %s unset (%s)\n", label, s->name, s->unset);
+			printf("%-12s %s unset (%s)\n", label, s->name, cushim_setting_unset(s));
 		else if (env->verdict[i][0])
 			printf("%-12s %s=%s: %s\n", label, s->name, env->value[i], env->verdict[i]);
 		else
@@ -114,7 +115,7 @@ static int report_settings(const struct environment *env)
 static void report_loader(void)
 {
 	char path[PATH_MAX + 64];
-	const char *cd = getenv("CUSHIM_DRIVER"), *bad;
+	const char *bad;
 
 	for (int i = 0; i < CUSHIM_NRUNTIMES; i++) {
 		int found = cli_ld_search(cushim_runtime_sonames[i], NULL, NULL, NULL, path, sizeof path) == 0;
@@ -123,13 +124,12 @@ static void report_loader(void)
 	int have_cuda = cli_ld_search("libcuda.so.1", NULL, NULL, NULL, path, sizeof path) == 0;
 	printf("driver:      libcuda.so.1: %s%s\n", have_cuda ? path : "not found",
 	       have_cuda && cli_is_cushim(path) ? " (that is cushim itself: a masquerade folder is on the path)" : "");
-	have_cuda = cli_real_driver(path, sizeof path, &bad) == 0;
+	int from = cli_real_driver(path, sizeof path, &bad);
 	if (bad)
-		printf("masquerade:  CUSHIM_DRIVER=%s is not a usable driver (not a shared library for this machine, "
-		       "or cushim itself): the usual places are searched\n", bad);
-	if (!have_cuda)
+		printf("masquerade:  CUSHIM_DRIVER=%s " CUSHIM_DRIVER_UNUSABLE ": the usual places are searched\n", bad);
+	if (from < 0)
 		printf("masquerade:  would find no real driver: every call would return CUDA_ERROR_NO_DEVICE\n");
-	else if (bad || !cd || !*cd)
+	else if (from == 0)
 		printf("masquerade:  would use the real driver %s\n", path);
 	else
 		printf("masquerade:  would use CUSHIM_DRIVER=%s\n", path);

@@ -1,8 +1,11 @@
 /* Finding a library the way the loader does, for the command: the library's
- * search (src/ldsearch.c), in which only files for this machine count. */
+ * search (src/ldsearch.c), in which only files for this machine count, and
+ * the real driver by the library's rule (src/realdriver.c). */
 #include "config.h"
 #include "cli.h"
+#include "cushim-internal.h"
 #include "ldsearch.h"
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -59,17 +62,29 @@ int cli_ld_search(const char *name, const char *rpath, const char *runpath,
 	return cushim_ld_search(name, rpath, runpath, accept_native, &w) ? 0 : -1;
 }
 
+static int accept_driver(const char *path, void *ctx)
+{
+	struct want *w = ctx;
+	void *h = cushim_real_driver_open(path);
+	if (!h)
+		return 0;
+	dlclose(h);
+	snprintf(w->out, w->size, "%s", path);
+	return 1;
+}
+
 int cli_real_driver(char *out, size_t size, const char **bad)
 {
-	const char *env = getenv("CUSHIM_DRIVER");
+	struct cushim_conf c;
+	struct want w = { NULL, out, size };
 
+	cushim_conf_read(&c);
+	cushim_conf_clear(&c);
 	*bad = NULL;
-	if (env && *env) {
-		if (cli_elf_native(env) && !cli_is_cushim(env)) {
-			snprintf(out, size, "%s", env);
-			return 0;
-		}
-		*bad = env;
+	if (c.driver) {
+		if (accept_driver(c.driver, &w))
+			return 1;
+		*bad = c.driver;
 	}
-	return cli_ld_search("libcuda.so.1", NULL, NULL, cli_is_cushim, out, size);
+	return cushim_ld_search("libcuda.so.1", NULL, NULL, accept_driver, &w) ? 0 : -1;
 }

@@ -69,8 +69,9 @@ static int probe_init; /* cli_load_shim_init: cuInit in the probe */
 /* Where entry points come from now: path, way, and the exports by origin. */
 static void probe_origin(void *h, char *path, size_t psize, char *via, size_t vsize, int origins[4])
 {
-	const char *(*fs)(void), *str;
+	__typeof__(&cushim_driver_path) fs; /* cushim_entry_via's type too */
 	__typeof__(&cushim_origin_counts) counts = CUSHIM_FN(h, cushim_origin_counts);
+	const char *str;
 
 	if ((fs = CUSHIM_FN(h, cushim_driver_path)) && (str = fs()))
 		snprintf(path, psize, "%s", str);
@@ -106,7 +107,7 @@ static void probe(const struct cli_lib *lib, int fd)
 		_exit(1);
 	}
 	shim.driver_version = version();
-	int (*fi)(void);
+	__typeof__(&cushim_real_driver_version) fi; /* the counts' type too */
 	if ((fi = CUSHIM_FN(h, cushim_real_driver_version)))
 		shim.real_driver_version = fi();
 	if ((fi = CUSHIM_FN(h, cushim_exports_resolved)))
@@ -241,7 +242,12 @@ static int version_has(int j, int driver)
 
 const struct cushim_adapter *cli_adapter_for(int idx, int driver)
 {
-	if (!cushim_adapt_setting(0))
-		return NULL;
-	return cushim_adapter_row(idx, driver, version_has);
+	static int adapt = -1;
+	if (adapt < 0) {
+		struct cushim_conf c;
+		cushim_conf_read(&c);
+		adapt = c.adapt;
+		cushim_conf_clear(&c);
+	}
+	return adapt ? cushim_adapter_row(idx, driver, version_has) : NULL;
 }

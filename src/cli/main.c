@@ -3,6 +3,7 @@
 #include "config.h"
 #include "cli.h"
 #include "cushim-internal.h"
+#include "settings.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,8 +39,8 @@ int cli_version_option(const char *option, const char *value)
 {
 	int v;
 	if (!value || cushim_parse_version(value, &v) != 0) {
-		cli_error("%s=%s is not a CUDA version; use X.Y (12.0) or the CUDA_VERSION form (12000)",
-			  option, value ? value : "");
+		cli_error("%s=%s is not %s", option, value ? value : "",
+			  cushim_setting_named("CUSHIM_DRIVER_VERSION", -1)->accepted);
 		return -1;
 	}
 	return v;
@@ -62,6 +63,30 @@ static int table_newest(void)
 	return v;
 }
 
+/* run's options: one for each setting that has one (the settings table),
+ * then its own. */
+static void usage_run_options(FILE *f)
+{
+	fprintf(f, "run options (each sets the CUSHIM_* variable named; see environment):\n");
+	for (int i = 0; i < cushim_nsettings; i++)
+		if (cushim_settings[i].option)
+			fprintf(f, "  --%-20s %s\n", cushim_settings[i].option, cushim_settings[i].name);
+	fprintf(f, "  --masquerade           be found as libcuda.so.1 too, to see runtime calls\n"
+		   "  --driver=PATH          the real driver for --masquerade (sets CUSHIM_DRIVER)\n"
+		   "  --lib=PATH             use this libcushim.so\n\n");
+}
+
+/* Every setting: what it accepts, what applies when unset, its line. */
+static void usage_environment(FILE *f)
+{
+	fprintf(f, "environment (read by libcushim.so; cushim doctor judges it):\n");
+	for (int i = 0; i < cushim_nsettings; i++) {
+		const struct cushim_setting *s = &cushim_settings[i];
+		fprintf(f, "  %s: %s (unset: %s)\n      %s\n", s->name, s->accepted, cushim_setting_unset(s), s->doc);
+	}
+	fprintf(f, "\n");
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -74,18 +99,9 @@ static void usage(FILE *f)
 		"\n"
 		"Run a program with the CUDA driver shim libcushim.so preloaded, check which\n"
 		"CUDA driver a binary needs, and see what the shim would do on this machine.\n"
-		"\n"
-		"run options (each sets the CUSHIM_* variable named in cushim(1)):\n"
-		"  --log=LEVEL            off, warn, info, errors or trace        (CUSHIM_LOG)\n"
-		"  --log-file=PATH        log to PATH, %%p becomes the pid         (CUSHIM_LOG_FILE)\n"
-		"  --summary[=FILE]       per-function summary at exit; FILE.json (CUSHIM_SUMMARY)\n"
-		"  --timeline=FILE.json   every call as a trace event, for Perfetto (CUSHIM_TIMELINE)\n"
-		"  --driver-version=X.Y   behave as a driver of CUDA X.Y          (CUSHIM_DRIVER_VERSION)\n"
-		"  --hide=PATTERNS        make matching exports missing           (CUSHIM_HIDE)\n"
-		"  --masquerade           be found as libcuda.so.1 too, to see runtime calls\n"
-		"  --driver=PATH          the real driver for --masquerade         (CUSHIM_DRIVER)\n"
-		"  --lib=PATH             use this libcushim.so\n"
-		"\n"
+		"\n");
+	usage_run_options(f);
+	fprintf(f,
 		"check options:\n"
 		"  --driver-version=X.Y   will it run on a CUDA X.Y driver (or driver 525.60.13)?\n"
 		"                         its imports, its CUDA runtime and its PTX; exit 1 if not\n"
@@ -100,7 +116,9 @@ static void usage(FILE *f)
 		"\n"
 		"timeline options:\n"
 		"  --repair               close a timeline a kill cut short, so that it is valid JSON\n"
-		"\n"
+		"\n");
+	usage_environment(f);
+	fprintf(f,
 		"Exit status: run gives the program's status (128+N when killed by signal N,\n"
 		"125 for a usage error, 127 when the program cannot be started); check gives\n"
 		"0 when every file passes, 1 when one will not run there, 2 on errors; timeline\n"

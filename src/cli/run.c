@@ -4,6 +4,8 @@
 #include "cli.h"
 #include "cushim-internal.h"
 #include "settings.h"
+#include "ldsearch.h"
+#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -87,9 +89,9 @@ static int setup_masquerade(const char *lib, const char *driver_opt, int quiet)
 	 * find it, before our folder goes first on the path.  Where none is
 	 * found, CUSHIM_DRIVER stays as it was and the library says the rest. */
 	if (!driver_opt) {
-		int found = cli_real_driver(p, sizeof p, &bad) == 0 && realpath(p, driver);
+		int found = cli_real_driver(p, sizeof p, &bad) >= 0 && realpath(p, driver);
 		if (found && bad)
-			cli_note("--masquerade: CUSHIM_DRIVER=%s is not a usable driver: %s is used", bad, driver);
+			cli_note("--masquerade: CUSHIM_DRIVER=%s " CUSHIM_DRIVER_UNUSABLE ": %s is used", bad, driver);
 		if (found)
 			setenv("CUSHIM_DRIVER", driver, 1);
 		else if (!quiet)
@@ -128,36 +130,59 @@ static int setup_masquerade(const char *lib, const char *driver_opt, int quiet)
 	return 0;
 }
 
+/* The options of cushim run's own, after those of the settings table. */
+static const struct option own_options[] = {
+	{ "masquerade", no_argument, NULL, 'm' },
+	{ "driver", required_argument, NULL, 'D' },
+	{ "lib", required_argument, NULL, 'L' },
+	{ "help", no_argument, NULL, 'h' },
+};
+#define NOWN (int)(sizeof own_options / sizeof *own_options)
+#define SETTING_OPT 1000 /* getopt's value for the setting of row i: SETTING_OPT + i */
+#define MAX_SETTING_OPTS 32
+
 static void usage_run(FILE *f)
 {
-	fprintf(f, "Usage: cushim run [--log=LEVEL] [--log-file=PATH] [--summary[=FILE]] [--timeline=FILE.json]\n"
-		   "                  [--driver-version=X.Y] [--hide=PATTERNS] [--masquerade] [--driver=PATH]\n"
-		   "                  [--lib=PATH] [--] PROGRAM [ARGS...]\n");
-}
-/* --option=VALUE sets its CUSHIM_* variable, checked as the library will
- * read it (the settings table): a bad value stops here, named. */
-static int set_setting(int opt, const char *value)
-{
-	static const struct { int opt; const char *option, *var; } map[] = {
-		{ 'l', "log", "CUSHIM_LOG" }, { 'f', "log-file", "CUSHIM_LOG_FILE" },
-		{ 't', "timeline", "CUSHIM_TIMELINE" }, { 's', "summary", "CUSHIM_SUMMARY" },
-		{ 'd', "driver-version", "CUSHIM_DRIVER_VERSION" }, { 'H', "hide", "CUSHIM_HIDE" },
-	};
-	for (size_t i = 0; i < sizeof map / sizeof *map; i++) {
-		const struct cushim_setting *s = cushim_setting_named(map[i].var, -1);
-		if (map[i].opt != opt)
-			continue;
-		if (!value) /* --summary alone */
-			value = "1";
-		if (s->check(value) != 0) {
-			cli_error("--%s=%s: not %s", map[i].option, value, s->accepted);
-			return -1;
-		}
-		return setenv(map[i].var, value, 1);
-	}
-	return -1;
+	fputs("Usage: cushim run", f);
+	for (int i = 0; i < cushim_nsettings; i++)
+		if (cushim_settings[i].option)
+			fprintf(f, " [--%s]", cushim_settings[i].option);
+	fputs(" [--masquerade] [--driver=PATH] [--lib=PATH] [--] PROGRAM [ARGS...]\n", f);
 }
 
+/* getopt's table: an option for each setting that names one ("log=LEVEL":
+ * --log, required; "summary[=FILE]": optional), then run's own. */
+static void setting_options(struct option *o, char names[MAX_SETTING_OPTS][32])
+{
+	int n = 0;
+	for (int i = 0; i < cushim_nsettings; i++) {
+		const char *opt = cushim_settings[i].option;
+		if (!opt || n == MAX_SETTING_OPTS)
+			continue;
+		size_t len = strcspn(opt, "=[");
+		snprintf(names[n], 32, "%.*s", (int)len, opt);
+		o[n] = (struct option){ names[n], opt[len] == '[' ? optional_argument : required_argument, NULL,
+					SETTING_OPT + i };
+		n++;
+	}
+	memcpy(o + n, own_options, sizeof own_options);
+	memset(o + n + NOWN, 0, sizeof *o);
+}
+
+/* --option=VALUE sets its CUSHIM_* variable, checked as the library will
+ * read it (the settings table): a bad value stops here, named. */
+static int set_setting(int i, const char *value)
+{
+	const struct cushim_setting *s = &cushim_settings[i];
+	const char *opt = s->option;
+	if (!value) /* --summary alone */
+		value = "1";
+	if (cushim_setting_check(s, value) != 0) {
+		cli_error("--%.*s=%s: not %s", (int)strcspn(opt, "=["), opt, value, s->accepted);
+		return -1;
+	}
+	return setenv(s->name, value, 1);
+}
 
 struct run_args {
 	const char *libopt, *driver;
@@ -167,21 +192,11 @@ struct run_args {
 /* The options: -1 to go on, else the exit status. */
 static int parse_run(int argc, char **argv, struct run_args *a)
 {
-	static const struct option longopts[] = {
-		{ "log", required_argument, NULL, 'l' },
-		{ "log-file", required_argument, NULL, 'f' },
-		{ "summary", optional_argument, NULL, 's' },
-		{ "timeline", required_argument, NULL, 't' },
-		{ "driver-version", required_argument, NULL, 'd' },
-		{ "hide", required_argument, NULL, 'H' },
-		{ "masquerade", no_argument, NULL, 'm' },
-		{ "driver", required_argument, NULL, 'D' },
-		{ "lib", required_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option longopts[MAX_SETTING_OPTS + NOWN + 1];
+	char names[MAX_SETTING_OPTS][32];
 	int c;
 
+	setting_options(longopts, names);
 	/* "+": the program's own options are not ours. */
 	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
 		if (c == 'm')
@@ -192,9 +207,8 @@ static int parse_run(int argc, char **argv, struct run_args *a)
 			a->libopt = optarg;
 		else if (c == 'h')
 			return usage_run(stdout), CLI_OK;
-		else if (c != '?' && c != ':' && strchr("lftsdH", c))
-			if (set_setting(c, optarg) != 0)
-				return RUN_USAGE;
+		else if (c >= SETTING_OPT && set_setting(c - SETTING_OPT, optarg) != 0)
+			return RUN_USAGE;
 		if (c == '?' || c == ':')
 			return usage_run(stderr), RUN_USAGE;
 	}
@@ -213,14 +227,12 @@ static int prepare_environment(const struct cli_lib *lib, const struct run_args 
 	char found[PATH_MAX];
 
 	if (driver) {
-		if (!realpath(driver, driver_real) || !cli_elf_native(driver_real)) {
-			cli_error("--driver=%s is not a readable shared library for this machine", driver);
+		void *h = realpath(driver, driver_real) ? cushim_real_driver_open(driver_real) : NULL;
+		if (!h) {
+			cli_error("--driver=%s " CUSHIM_DRIVER_UNUSABLE, driver);
 			return -1;
 		}
-		if (cli_is_cushim(driver_real)) {
-			cli_error("--driver=%s is cushim itself, not a CUDA driver", driver);
-			return -1;
-		}
+		dlclose(h);
 		setenv("CUSHIM_DRIVER", driver_real, 1);
 		driver = driver_real;
 	}

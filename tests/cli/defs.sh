@@ -42,6 +42,13 @@ oracle_version() {
 		END { if (m != "") printf "%d.%d\n", m / 1000, (m % 1000) / 10 }' "$ORACLE"
 }
 
+# Every CUSHIM_* variable the sources name (the rows of the settings table,
+# what the command sets, what messages name), less the test harness's own.
+source_variables() {
+	cat "$top_srcdir"/src/*.c "$top_srcdir"/src/cli/*.c | grep -o '"CUSHIM_[A-Z][A-Z_]*["=]' |
+		grep -o 'CUSHIM_[A-Z_]*' | grep -v '^CUSHIM_TEST_\|^CUSHIM_ORACLE_DIR$' | sort -u
+}
+
 finish() {
 	if [ "$failures" -ne 0 ]; then
 		echo "$failures failure(s)" >&2

@@ -16,11 +16,13 @@ done
 for opt in $(grep -o -- '--[a-z][a-z-]*' "$T/help.out" | sort -u); do
 	grep -q -- "$opt" "$T/man.txt" || fail "the man page does not document $opt"
 done
-# Every variable the sources read is a row of the settings table (cushim
-# doctor lists every row), and every row has an entry in the man page.
-vars=$(cat "$top_srcdir"/src/*.c "$top_srcdir"/src/cli/*.c | grep -o '\(getenv\|setting\|setting_value\)("CUSHIM_[A-Z_]*"' |
-	grep -o 'CUSHIM_[A-Z_]*' | sort -u)
+# Every variable the sources name is a row of the settings table (cushim
+# doctor lists every row), none is read but through the table, and every row
+# has an entry in the man page and in --help with its line.
+vars=$(source_variables)
 [ -n "$vars" ] || { echo "found no CUSHIM_* variables in src/" >&2; exit 99; }
+direct=$(cd "$top_srcdir" && grep -n 'getenv("CUSHIM_' src/*.c src/cli/*.c)
+[ -z "$direct" ] || fail "read around the settings table (src/conf.c reads every row): $direct"
 env -u CUSHIM_LOG "$CUSHIM" doctor >"$T/doctor.out" 2>&1
 rows=$(sed -n 's/^\(settings: \)\{0,1\} *\(CUSHIM_[A-Z_]*\)[ =].*/\2/p' "$T/doctor.out" | sort -u)
 [ -n "$rows" ] || fail "cushim doctor lists no settings: $(cat "$T/doctor.out")"
@@ -29,6 +31,13 @@ for v in $vars; do
 done
 for v in $rows; do
 	grep -A1 "^\.TP" "$man" | sed 's/\\-/-/g; s/\\f[BIRP]//g' | grep -q "$v" || fail "the man page has no entry for $v"
+	grep -A1 "^  $v: " "$T/help.out" | sed -n 2p | grep -q '^      [a-z]' || fail "--help has no line for $v"
+done
+# cushim run has an option for each setting --help shows one for, and checks its value.
+for opt in $(sed -n 's/^  --\([a-z-]*\)[=[].* \(CUSHIM_[A-Z_]*\)$/\1/p' "$T/help.out"); do
+	run_cmd "opt-$opt" "$CUSHIM" run "--$opt=" -- true
+	expect_rc "opt-$opt" 125
+	grep -q -- "--$opt=: not " "$T/opt-$opt.err" || fail "cushim run --$opt takes a bad value: $(cat "$T/opt-$opt.err")"
 done
 # The README's layout names every folder that has a build fragment, and
 # every folder it names exists.

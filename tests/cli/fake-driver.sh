@@ -84,7 +84,7 @@ grep -q "CUSHIM_LOG=loud: not off, warn, info, errors or trace: warn is used" "$
 grep -q "CUSHIM_LOGG is not a cushim variable" "$T/docbad.out" || fail "doctor does not flag CUSHIM_LOGG"
 # Each variable the library reads, set (CUSHIM_ADAPT=0 say), is shown as a
 # setting, never taken for a typo: doctor judges with the library's table.
-vars=$(cat "$top_srcdir"/src/*.c | grep -o '\(getenv\|setting\|setting_value\)("CUSHIM_[A-Z_]*"' | grep -o 'CUSHIM_[A-Z_]*' | sort -u)
+vars=$(source_variables)
 [ "$(echo "$vars" | wc -w)" -ge 9 ] || fail "found too few variables in src/: $vars"
 for v in $vars; do
 	run_cmd docset env "$v=0" "$CUSHIM" doctor

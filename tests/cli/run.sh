@@ -97,24 +97,29 @@ run_cmd lib "$CUSHIM" run --lib="$T/libcushim.so" -- sh -c "$show_preload"
 
 # 7. --masquerade: a private folder first on LD_LIBRARY_PATH whose libcuda.so.1
 #    is the shim, CUSHIM_DRIVER naming the real driver; gone afterwards.
+fake=$top_builddir/tests/fake
+drv=$fake/drv-11.4/libcuda.so.1 # a driver (the fake one) that is not the shim
+[ -e "$drv" ] || { echo "no fake driver $drv" >&2; exit 99; }
 masq='d=${LD_LIBRARY_PATH%%:*}; echo "$d"; readlink -f "$d/libcuda.so.1"; echo "${CUSHIM_DRIVER-unset}"; echo "$LD_LIBRARY_PATH"'
-LD_LIBRARY_PATH=/opt/keep run_cmd masq "$CUSHIM" run --masquerade --driver="$other" -- sh -c "$masq"
+LD_LIBRARY_PATH=/opt/keep run_cmd masq "$CUSHIM" run --masquerade --driver="$drv" -- sh -c "$masq"
 expect_rc masq 0
 dir=$(sed -n 1p "$T/masq.out")
 [ "$(sed -n 2p "$T/masq.out")" = "$SHIMLIB" ] || fail "masquerade: $dir/libcuda.so.1 is not the shim"
-[ "$(sed -n 3p "$T/masq.out")" = "$(realpath "$other")" ] || fail "masquerade: CUSHIM_DRIVER is '$(sed -n 3p "$T/masq.out")'"
+[ "$(sed -n 3p "$T/masq.out")" = "$(realpath "$drv")" ] || fail "masquerade: CUSHIM_DRIVER is '$(sed -n 3p "$T/masq.out")'"
 [ "$(sed -n 4p "$T/masq.out")" = "$dir:/opt/keep" ] || fail "masquerade: LD_LIBRARY_PATH is '$(sed -n 4p "$T/masq.out")'"
 [ -n "$dir" ] && [ -e "$dir" ] && fail "masquerade: $dir is left behind"
 # Nested masquerade keeps the outer folder and adds none.
-run_cmd masqnest "$CUSHIM" run --masquerade --driver="$other" -- "$CUSHIM" run --masquerade -- sh -c 'echo "$LD_LIBRARY_PATH"'
+run_cmd masqnest "$CUSHIM" run --masquerade --driver="$drv" -- "$CUSHIM" run --masquerade -- sh -c 'echo "$LD_LIBRARY_PATH"'
 expect_rc masqnest 0
 [ "$(tr ':' '\n' <"$T/masqnest.out" | grep -c cushim-masquerade)" -eq 1 ] || fail "nested masquerade: LD_LIBRARY_PATH is $(cat "$T/masqnest.out")"
-# cushim itself is no driver.
+# cushim itself is no driver, nor is a library that is not one.
 run_cmd masqself "$CUSHIM" run --masquerade --driver="$SHIMLIB" -- true
 expect_rc masqself 125
+grep -q -- "--driver=$SHIMLIB is not a usable driver" "$T/masqself.err" || fail "--driver=cushim: $(cat "$T/masqself.err")"
+run_cmd masqlibc "$CUSHIM" run --masquerade --driver="$other" -- true
+expect_rc masqlibc 125
 # A CUSHIM_DRIVER that is no driver is passed over for the one the search
 # finds, and said once.
-fake=$top_builddir/tests/fake
 if [ -e "$fake/drv-11.4/libcuda.so.1" ] && [ -e "$fake/bad-drv/libcuda.so.1" ]; then
 	CUSHIM_DRIVER=$fake/bad-drv/libcuda.so.1 LD_LIBRARY_PATH=$fake/drv-11.4 \
 		run_cmd masqbad "$CUSHIM" run --masquerade -- sh -c 'echo "$CUSHIM_DRIVER"'
