@@ -7,8 +7,6 @@
 #define CUSHIM_ADAPT_H
 #include "adapters.h"
 
-/* One way of serving an export: a row per older variant (cuCtxCreate_v4 has
- * two).  The command-line tool reads this table for `cushim check`. */
 /* At the end of the bootstrap, after cushim_real[] is filled and before the
  * slots are set: for every adapted export that the driver lacks, is not
  * hidden, and whose older variant the driver has, cushim_impl[i] becomes its

@@ -264,7 +264,8 @@ static int t_extract_value(void)
 	return finish(f, NULL, x, y, A, B);
 }
 
-/* #48503: completed() is a host flag, true while the event is not ready. */
+/* completed() is a host flag, true while the event is not ready (PyTorch
+ * issue 48503: completed() must agree with wait()). */
 static int t_completed_before_gpu(void)
 {
 	CUstream A = mkstream(0);
@@ -286,7 +287,7 @@ static int t_completed_before_gpu(void)
 
 struct seen {
 	CUstream stream, stream1;
-	int device, stream_device, ctx_device, nbefore;
+	int device, stream_device, ctx_device;
 	pthread_t thread;
 	CUdeviceptr src, dst;
 	int copied;
@@ -717,7 +718,7 @@ static int cb_slow_read(cufuture *f, void *arg, char *err, size_t len)
 	return 0;
 }
 
-/* #48496: the callback wrapper records the value's buffers on the callback
+/* The callback wrapper (after PyTorch issue 48496) records the value's buffers on the callback
  * stream, so the producer's free cannot recycle them under the callback. */
 static int t_pool_future_callback(void)
 {

@@ -308,7 +308,6 @@ struct cufuture {
 	int ndev;
 	int devs[CUFUTURE_MAX_DEVICES];
 	int completed;
-	int precompleted;
 	char *error;
 	void *value;
 	size_t nbufs;
@@ -317,7 +316,7 @@ struct cufuture {
 	int nevents;
 	int ev_dev[CUFUTURE_MAX_DEVICES];
 	CUevent events[CUFUTURE_MAX_DEVICES];
-	int device; /* current at completion (or creation: #51505) */
+	int device; /* current at completion; set at creation too, since the error path skips the hook */
 	struct callback *cbs, **cbs_tail;
 };
 
@@ -587,7 +586,6 @@ cufuture_status cufuture_create_completed(cufuture **out, const int *devices, in
 
 	if (st != CUFUTURE_OK)
 		return st;
-	(*out)->precompleted = 1;
 	if ((st = cufuture_mark_completed(*out, value, bufs, nbufs)) != CUFUTURE_OK &&
 	    st != CUFUTURE_EDEVICE) {
 		cufuture_release(*out);

@@ -32,7 +32,7 @@ int cli_find_lib(const char *option, struct cli_lib *lib);
  * libcushim.so): a libcuda.so.1 that is cushim is no driver. */
 int cli_is_cushim(const char *path);
 
-/* ---- downgrade adapters (the library's table, src/adapt.h) ---- */
+/* ---- downgrade adapters (the library's table, src/adapters.h) ---- */
 /* The adapter that would serve export idx on a driver of CUDA version
  * `driver`, or NULL (also when CUSHIM_ADAPT=0 is set). */
 const struct cushim_adapter *cli_adapter_for(int idx, int driver);

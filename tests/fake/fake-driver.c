@@ -165,7 +165,7 @@ __attribute__((unused)) static struct fake_lookup *log_lookup(int abi, const cha
 
 	if (l) {
 		strncpy(l->symbol, symbol ? symbol : "(null)", sizeof l->symbol - 1);
-		l->version = version, l->flags = flags, l->abi = abi;
+		l->version = version, l->flags = flags;
 	}
 	return l;
 }

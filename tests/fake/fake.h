@@ -15,7 +15,6 @@ struct fake_lookup {
 	char symbol[64];            /* as asked (truncated) */
 	int version;                /* cudaVersion asked */
 	unsigned long long flags;   /* flags asked */
-	int abi;                    /* 1: cuGetProcAddress, 2: cuGetProcAddress_v2 */
 	int result;                 /* CUresult answered */
 	int status;                 /* CUdriverProcAddressQueryResult written, -1 if none */
 	void *fn;                   /* pointer answered */

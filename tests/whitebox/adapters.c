@@ -50,7 +50,6 @@ static void expect(const char *fn, int n, ...)
 	va_end(ap);
 }
 #define EXPECT(fn, ...) expect(fn, (int)(sizeof((uint64_t[]){ __VA_ARGS__ }) / sizeof(uint64_t)), __VA_ARGS__)
-#define EXPECT0(fn) expect(fn, 0)
 #define NOT_CALLED() ck_assert_int_eq(calls, 0)
 
 /* ---- the fakes: the older variants ---- */
