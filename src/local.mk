@@ -8,7 +8,7 @@ GENERATED = src/cushim-syms.h src/cushim-enums.h src/cushim-syms.tsv
 GENERATED_STUBS = src/cushim-stubs.S
 BUILT_SOURCES += $(GENERATED) $(GENERATED_STUBS)
 CLEANFILES += $(GENERATED) $(GENERATED_STUBS) src/gen.stamp
-EXTRA_DIST += tools/gensyms.py tools/cudaapi.py tools/mktable.py tools/update-table.sh src/table/cuda-api.tsv
+EXTRA_DIST += src/table/cuda-api.tsv
 src/gen.stamp: $(top_srcdir)/tools/gensyms.py $(top_srcdir)/tools/cudaapi.py $(CUDA_TABLE) \
 		$(CUDA_INCDIR)/cudaTypedefs.h $(CUDA_INCDIR)/cuda.h
 	$(AM_V_GEN)$(MKDIR_P) src && $(PYTHON) $(top_srcdir)/tools/gensyms.py --include '$(CUDA_INCDIR)' \

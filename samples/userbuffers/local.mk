@@ -35,7 +35,7 @@ samples_userbuffers_ub_bench_CPPFLAGS = $(UB_CPPFLAGS)
 samples_userbuffers_ub_bench_LDADD = $(UB_LIBS)
 # the runtime route: without MPI, as TE's own tests run it
 UB_RT_SOURCES = samples/userbuffers/ub-test.c samples/userbuffers/ub-boot.c samples/userbuffers/ub-comm.c \
-	samples/userbuffers/ub.h samples/userbuffers/ub-layout.h samples/userbuffers/ub-rtroute.h $(RTROUTE_SOURCES)
+	samples/userbuffers/ub.h samples/userbuffers/ub-layout.h samples/userbuffers/ub-rtroute.h
 UB_RT_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(RTROUTE_CPPFLAGS)
 samples_userbuffers_ub_test_rt_SOURCES = $(UB_RT_SOURCES)
 nodist_samples_userbuffers_ub_test_rt_SOURCES = $(UB_FATBIN)

@@ -18,8 +18,6 @@ nodist_cushim_SOURCES = $(GENERATED)
 cushim_CPPFLAGS = $(CLI_CPPFLAGS)
 # The table without the stubs: the command must not export cu* itself.
 cushim_LDADD = libcushim_cli.la libcushim_table.la $(LIBELF_LIBS)
-man1_MANS += doc/cushim.1
-EXTRA_DIST += doc/cushim.1
 
 # ---- make installcheck: the installed command runs a program under the installed library ----
 installcheck-local: installcheck-cushim

@@ -43,11 +43,11 @@ done
 # every folder it names exists.
 awk '/^[0-9]+\. Layout$/ { on = 1; next } on && /^[0-9]+\. / { on = 0 } on' "$top_srcdir/README" >"$T/layout"
 [ -s "$T/layout" ] || fail "the README has no Layout section"
-for mk in $(cd "$top_srcdir" && find src tests samples tools -name local.mk); do
+for mk in $(cd "$top_srcdir" && find doc src tests samples tools -name local.mk); do
 	d=${mk%local.mk}
-	grep -q "^  $d" "$T/layout" || fail "the README's layout does not name $d (it has $mk)"
+	grep -q "^  $d " "$T/layout" || fail "the README's layout does not name $d (it has $mk)"
 done
-for d in $(sed -n 's|^  \([a-z][a-z0-9_./-]*/\) .*|\1|p' "$T/layout"); do
+for d in $(sed -n 's|^  \([a-z.][a-z0-9_./-]*/\) .*|\1|p' "$T/layout"); do
 	[ -d "$top_srcdir/$d" ] || fail "the README's layout names $d, which is not in the tree"
 done
 if command -v groff >/dev/null 2>&1; then

@@ -11,7 +11,6 @@ nodist_tests_whitebox_adapters_SOURCES = $(GENERATED)
 tests_whitebox_adapters_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_whitebox_adapters_LDADD = libcushim_core.la $(CHECK_LIBS) $(LIBS)
 endif
-EXTRA_DIST += doc/ADAPTERS.md
 
 check_PROGRAMS += tests/whitebox/trampoline
 TESTS += tests/whitebox/trampoline
