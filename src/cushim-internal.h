@@ -67,6 +67,8 @@ extern const char *const cushim_runtime_sonames[CUSHIM_NRUNTIMES] CUSHIM_HIDDEN;
 void *cushim_slot_acquire(unsigned i) CUSHIM_HIDDEN; /* the stubs' load, in a ThreadSanitizer build */
 CUresult cushim_missing_call(unsigned i) CUSHIM_HIDDEN;
 int cushim_lookup_index(const char *name) CUSHIM_HIDDEN;
+int cushim_lower_bound(const char *name) CUSHIM_HIDDEN;
+int cushim_base_since(const char *base) CUSHIM_HIDDEN;
 const char *cushim_flavour_name(int flavour) CUSHIM_HIDDEN;
 
 /* ---- configuration (conf.c): every CUSHIM_* variable, read once ---- */

@@ -30,6 +30,35 @@ int cushim_lookup_index(const char *name)
 	return s ? (int)(s - cushim_syms) : -1;
 }
 
+/* The first row whose name is not below name: where the names that start
+ * with a base name begin. */
+int cushim_lower_bound(const char *name)
+{
+	int lo = 0, hi = CUSHIM_NSYMS;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (strcmp(cushim_syms[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The CUDA version that introduced a base name (its oldest variant's), or 0
+ * when the table does not know the name. */
+int cushim_base_since(const char *base)
+{
+	size_t n = strlen(base);
+	int since = 0;
+
+	for (int i = cushim_lower_bound(base); i < CUSHIM_NSYMS && strncmp(cushim_syms[i].name, base, n) == 0; i++)
+		if (strcmp(cushim_syms[i].base, base) == 0 && (!since || cushim_syms[i].version < since))
+			since = cushim_syms[i].version;
+	return since;
+}
+
 /* The CUDA runtimes the bootstrap looks for by soname, newest first (and
  * cushim doctor, which says where the loader finds each). */
 const char *const cushim_runtime_sonames[CUSHIM_NRUNTIMES] = { "libcudart.so.13", "libcudart.so.12",

@@ -39,9 +39,7 @@ static void rt_init(void)
 	}
 	rtv(&rv);
 	rc = drv(&dv);
-	rt.pin = RTROUTE_PIN;
-	if (rc == 0 && dv > 0 && dv < rt.pin)
-		rt.pin = dv;
+	rt.pin = RTROUTE_PIN; /* as TE: whatever the driver's version */
 	snprintf(rt.line, sizeof rt.line, "cudaGetDriverEntryPointByVersion of %s (CUDA runtime %d.%d), "
 		 "driver %d.%d%s, pinned version %d", dladdr((void *)rt.byversion, &di) && di.dli_fname ?
 		 di.dli_fname : "?", rv / 1000, rv % 1000 / 10, dv / 1000, dv % 1000 / 10,

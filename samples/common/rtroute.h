@@ -8,8 +8,9 @@
  * forgets has no definition to link against.
  *
  * The pin is RTROUTE_PIN (TE's 12010 unless the program defines another),
- * lowered to the driver's own version when that is older: a driver answers any
- * newer version with CUDA_ERROR_INVALID_VALUE for every symbol. */
+ * whatever the driver's version, as TE does: the drivers of CUDA 12.x answer
+ * a lookup above their own version with the newest variant they have, those
+ * of 13.0 on refuse it (src/lookup-rule.h), and that is what the suites see. */
 #ifndef RTROUTE_H
 #define RTROUTE_H
 #include <cudaTypedefs.h>

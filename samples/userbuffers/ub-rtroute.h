@@ -1,6 +1,6 @@
 /* The runtime route of ub-test (built with -DRTROUTE, included last by ub.h):
  * every driver function the sample names, with the CUDA version of the PFN
- * typedef that the pinned lookup (12010, or an older driver's own) returns;
+ * typedef that the pinned lookup (TE's 12010) returns;
  * those that cufuture-test calls too are in rtroute-shared.h.
  * samples/common/suite-checks.sh reads the "#define cuX RTROUTE_CALL" lines
  * here and in rtroute-shared.h: each

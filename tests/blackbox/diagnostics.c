@@ -118,18 +118,36 @@ static int child_threads(const char *arg)
 	return 0;
 }
 
+/* The name of the export fn is, "null" or "other". */
+static const char *export_name(void *fn)
+{
+	static const char *const names[] = { "cuCtxCreate", "cuCtxCreate_v2", "cuCtxCreate_v3", "cuCtxCreate_v4" };
+	if (!fn)
+		return "null";
+	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
+		if (fn == dlsym(RTLD_DEFAULT, names[i]))
+			return names[i];
+	return "other";
+}
+
+/* What a program sees of the driver's version and lookups: "gpa SYMBOL
+ * VERSION result status export" a line. */
 static int child_emulate(const char *arg)
 {
+	static const struct { const char *symbol; int version; } asks[] = {
+		{ "cuCtxCreate", 13050 }, { "cuCtxCreate", 12050 }, { "cuCtxCreate", 3020 },
+		{ "cuCtxFromGreenCtx", 12000 }, { "cuCtxFromGreenCtx", 13000 },
+	};
 	int v = 0;
-	void *fn = (void *)1;
-	CUdriverProcAddressQueryResult st = -1;
 	cuDriverGetVersion(&v);
 	printf("version %d\n", v);
-	CUresult r = cuGetProcAddress_v2("cuCtxCreate", &fn, 12050, 0, &st);
-	printf("gpa 12050 %d\n", (int)r);
-	fn = NULL;
-	r = cuGetProcAddress_v2("cuCtxCreate", &fn, 3020, 0, &st);
-	printf("gpa 3020 %d %d %s\n", (int)r, (int)st, fn ? "found" : "null");
+	for (unsigned i = 0; i < sizeof asks / sizeof *asks; i++) {
+		void *fn = (void *)1;
+		CUdriverProcAddressQueryResult st = -1;
+		CUresult r = cuGetProcAddress_v2(asks[i].symbol, &fn, asks[i].version, 0, &st);
+		printf("gpa %s %d %d %d %s\n", asks[i].symbol, asks[i].version, (int)r, (int)st,
+		       r == CUDA_SUCCESS ? export_name(fn) : "untouched");
+	}
 	return 0;
 }
 
@@ -387,12 +405,32 @@ START_TEST(check_emulating_12_0_on_13_0_matches_the_12_0_driver)
 }
 END_TEST
 
+/* As the real drivers of CUDA 12.x (tests/realdrv): a lookup above the
+ * version is answered with the newest variant 12.0 has, a name 12.0 never
+ * had is not found (status 1) at every version, not "version not
+ * sufficient". */
 START_TEST(check_emulation_answers_version_and_lookups_as_12_0)
 {
 	struct run r = run_on_13("emulate", "CUSHIM_DRIVER_VERSION=12000", NULL);
 	ck_assert_msg(strstr(r.out, "version 12000\n"), "%s", r.out);
-	ck_assert_msg(strstr(r.out, "gpa 12050 1\n"), "cuGetProcAddress above 12.0: %s", r.out); /* INVALID_VALUE */
-	ck_assert_msg(strstr(r.out, "gpa 3020 0 0 found\n"), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "gpa cuCtxCreate 13050 0 0 cuCtxCreate_v3\n"), "above 12.0: %s", r.out);
+	ck_assert_msg(strstr(r.out, "gpa cuCtxCreate 12050 0 0 cuCtxCreate_v3\n"), "above 12.0: %s", r.out);
+	ck_assert_msg(strstr(r.out, "gpa cuCtxCreate 3020 0 0 cuCtxCreate_v2\n"), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "gpa cuCtxFromGreenCtx 12000 0 1 null\n"), "unknown to 12.0: %s", r.out);
+	ck_assert_msg(strstr(r.out, "gpa cuCtxFromGreenCtx 13000 0 1 null\n"), "unknown to 12.0: %s", r.out);
+	run_free(&r);
+}
+END_TEST
+
+/* As the real 13.0 driver (tests/oracle): a lookup above the version is
+ * refused, the status untouched. */
+START_TEST(check_emulation_refuses_lookups_above_13_0)
+{
+	struct run r = run_on_13("emulate", "CUSHIM_DRIVER_VERSION=13000", NULL);
+	ck_assert_msg(strstr(r.out, "version 13000\n"), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "gpa cuCtxCreate 13050 1 -1 untouched\n"), "above 13.0: %s", r.out);
+	ck_assert_msg(strstr(r.out, "gpa cuCtxCreate 12050 0 0 cuCtxCreate_v4\n"), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "gpa cuCtxFromGreenCtx 12000 0 2 null\n"), "too old: %s", r.out);
 	run_free(&r);
 }
 END_TEST
@@ -554,6 +592,7 @@ int main(int argc, char **argv)
 				       check_unwritable_log_file_falls_back_to_stderr, NULL };
 	const TTest *const emulate[] = { check_emulating_12_0_on_13_0_matches_the_12_0_driver,
 					 check_emulation_answers_version_and_lookups_as_12_0,
+					 check_emulation_refuses_lookups_above_13_0,
 					 check_hide_makes_exports_missing_and_never_reaches_the_driver, NULL };
 	const TTest *const masquerade[] = { check_masquerade_traces_a_program_that_dlopens_libcuda,
 					    check_masquerade_hides_from_the_programs_own_lookups,

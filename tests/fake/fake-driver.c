@@ -9,13 +9,17 @@
  * forked from an initialised process, which the real driver refuses for good
  * (measured on driver 580).  A few answer as a driver does: cuInit, cuDriverGetVersion,
  * cuGetErrorName/String (an 11.4 driver does not know code 36), and
- * cuGetProcAddress/_v2, which answer from the oracle's rows and log every
- * lookup.  No cuda.h: the fake must not share cushim's view of the API.
+ * cuGetProcAddress/_v2, which answer from the oracle's rows as a real
+ * driver of that level does (a name the level never had is not found at any
+ * version; a version above the level's own is answered or refused by the
+ * rule of src/lookup-rule.h, measured on real drivers) and log every lookup.
+ * No cuda.h: the fake must not share cushim's view of the API.
  *
  * Link it with -Bsymbolic, as the real driver is: the pointers it hands out
  * must be its own functions, not a preloaded shim's. */
 #include "fake.h"
 #include "fake-table.h" /* FAKE_NEXPORTS, FAKE_NROWS */
+#include "lookup-rule.h"
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,7 +33,7 @@
 #define FAKE_API __attribute__((visibility("default")))
 typedef unsigned long long W;
 
-enum { SUCCESS = 0, INVALID_VALUE = 1, NOT_INITIALIZED = 3, NOT_SUPPORTED = 801 };
+enum { SUCCESS = 0, INVALID_VALUE = 1, NOT_INITIALIZED = 3, NOT_FOUND = 500, NOT_SUPPORTED = 801 };
 
 /* ---- initialisation: the process that ran cuInit, 0 before ---- */
 static pid_t init_pid;
@@ -187,13 +191,17 @@ __attribute__((unused)) static int oracle_lookup(const char *symbol, int version
 			hi = mid;
 	}
 	for (int r = lo; r < FAKE_NROWS && strcmp(rows[r].symbol, symbol) == 0; r++) {
-		known = 1;
+		known |= rows[r].status == 0 && rows[r].from <= FAKE_LEVEL;
 		if (rows[r].flags == want && rows[r].from <= version)
 			best = &rows[r];
 	}
+	if (!known) {
+		/* a name this driver never had, at any version: success, not found */
+		*st = 1;
+		return SUCCESS;
+	}
 	if (!best) {
-		/* unknown to the driver: success, not found; below every row: too old */
-		*st = known ? 2 : 1;
+		*st = 2; /* below every row: too old */
 		return SUCCESS;
 	}
 	*st = best->status;
@@ -232,9 +240,14 @@ __attribute__((unused)) static int lookup(int abi, const char *symbol, void **pf
 			abort(); /* FAKE_GPA=self without a preloaded shim: a broken test */
 		goto answer;
 	}
-	if (version > FAKE_LEVEL)
-		goto out; /* above the driver's own version: invalid, status untouched */
+	if (version > FAKE_LEVEL) {
+		if (cushim_refuses_above(FAKE_LEVEL))
+			goto out; /* invalid, status untouched */
+		version = FAKE_LEVEL; /* the newest variant this driver has */
+	}
 	result = oracle_lookup(symbol, version, flags, &st, &fn);
+	if (abi == 1 && result == SUCCESS && !fn)
+		result = NOT_FOUND; /* cuGetProcAddress has no status: not found, whatever the reason */
 answer:
 	*pfn = fn;
 	if (status && st != -1)

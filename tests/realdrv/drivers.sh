@@ -1,7 +1,7 @@
 #!/bin/sh
 # The real-driver matrix: tests/realdrv/realdrv-app (built against the
 # configured toolkit, linked -z now) on each real NVIDIA driver library that
-# fetch.sh brings from Debian (418 to 550: CUDA 10.1 to 12.4), no GPU needed.
+# fetch.sh brings from Debian (390 to 555: CUDA 9.1 to 12.5), no GPU needed.
 # Without cushim the loader refuses it; under LD_PRELOAD=libcushim.so it runs
 # and its own checks pass (see realdrv-app.c), every missing export it calls
 # is logged once, the log names the way entry points were asked for, and

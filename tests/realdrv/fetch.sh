@@ -32,12 +32,15 @@ aarch64) DEB_ARCH=arm64 ;;
 esac
 
 # kind  key  source suite  package=version ...   (one item a line)
-ITEMS='drv 418 deb bullseye libnvidia-tesla-418-cuda1=418.226.00-6~deb11u2 libnvidia-tesla-418-fatbinaryloader=418.226.00-6~deb11u2
+ITEMS='drv 390 deb bullseye libnvidia-legacy-390xx-cuda1=390.157-1~deb11u1 libnvidia-legacy-390xx-fatbinaryloader=390.157-1~deb11u1
+drv 418 deb bullseye libnvidia-tesla-418-cuda1=418.226.00-6~deb11u2 libnvidia-tesla-418-fatbinaryloader=418.226.00-6~deb11u2
 drv 450 deb bullseye libnvidia-tesla-450-cuda1=450.248.02-7~deb11u1
 drv 460 deb bullseye libnvidia-tesla-460-cuda1=460.106.00-17~deb11u1
 drv 470 deb bookworm libnvidia-tesla-470-cuda1=470.256.02-1~deb12u1
+drv 525 deb bookworm libnvidia-tesla-cuda1=525.147.05-15~deb12u1
 drv 535 deb bookworm libcuda1=535.261.03-1
 drv 550 deb trixie libcuda1=550.163.01-2
+drv 555 deb experimental libcuda1=555.58.02-4
 rt deb-11.8 deb bookworm libcudart11.0=11.8.89~11.8.0-5~deb12u1
 rt deb-12.4 deb trixie libcudart12=12.4.127~12.4.1-2
 rt pypi-11.8 pypi - nvidia-cuda-runtime-cu11==11.8.89
@@ -60,7 +63,7 @@ apt_setup() {
 	[ -r "$KEYRING" ] || { echo "fetch: no $KEYRING (install debian-archive-keyring)" >&2; return 1; }
 	a=$CACHE/apt
 	mkdir -p "$a/lists/partial" "$a/cache/archives/partial" || return 1
-	for s in bullseye bookworm trixie; do
+	for s in bullseye bookworm trixie experimental; do
 		echo "deb [signed-by=$KEYRING] $MIRROR $s non-free"
 	done > "$a/sources.list"
 	APT_OPTS="-q -o Dir::Etc::SourceList=$a/sources.list -o Dir::Etc::SourceParts=/dev/null

@@ -1,5 +1,5 @@
-# tests/realdrv: cushim on real NVIDIA driver libraries (418 to 550, CUDA 10.1
-# to 12.4) and real CUDA runtimes (11.8, 12.4, 12.9), fetched from Debian's
+# tests/realdrv: cushim on real NVIDIA driver libraries (390 to 555, CUDA 9.1
+# to 12.5) and real CUDA runtimes (11.8, 12.4, 12.9), fetched from Debian's
 # non-free archive and PyPI into tests/realdrv/cache (make fetch-drivers,
 # make fetch-runtimes; under make check-compat the tests fetch what is not
 # there yet, under make check they test what is cached, and both skip where
@@ -9,7 +9,9 @@ REALDRV_CACHE = tests/realdrv/cache
 # (the libraries built for this build's host CPU)
 REALDRV_FETCH = REALDRV_HOST_CPU='$(host_cpu)' $(SHELL) $(top_srcdir)/tests/realdrv/fetch.sh
 
-check_PROGRAMS += tests/realdrv/realdrv-app
+check_PROGRAMS += tests/realdrv/realdrv-app tests/realdrv/gpa-probe
+tests_realdrv_gpa_probe_SOURCES = tests/realdrv/gpa-probe.c
+tests_realdrv_gpa_probe_LDADD = -ldl
 tests_realdrv_realdrv_app_SOURCES = tests/realdrv/realdrv-app.c tests/realdrv/realdrv-exports.c \
 	tests/realdrv/realdrv.h
 nodist_tests_realdrv_realdrv_app_SOURCES = tests/realdrv/imports.c
@@ -32,10 +34,11 @@ tests/realdrv/imports.c: src/cushim-syms.tsv $(top_srcdir)/tests/realdrv/imports
 	$(AWK) -f $(top_srcdir)/tests/realdrv/imports.awk $@.names src/cushim-syms.tsv > $@ && rm -f $@.names
 CLEANFILES += tests/realdrv/imports.c
 
-TESTS += tests/realdrv/drivers.sh tests/realdrv/runtimes.sh tests/realdrv/runtimes-gpu.sh
+TESTS += tests/realdrv/drivers.sh tests/realdrv/lookups.sh tests/realdrv/runtimes.sh tests/realdrv/runtimes-gpu.sh
 # make check tests what is cached; make check-compat fetches first
-COMPAT_TESTS += tests/realdrv/drivers.sh tests/realdrv/runtimes.sh
+COMPAT_TESTS += tests/realdrv/drivers.sh tests/realdrv/lookups.sh tests/realdrv/runtimes.sh
 EXTRA_DIST += tests/realdrv/fetch.sh tests/realdrv/imports.awk tests/realdrv/realdrv-env.sh tests/realdrv/drivers.sh \
+	tests/realdrv/lookups.sh \
 	tests/realdrv/runtimes.sh tests/realdrv/runtimes-gpu.sh
 
 fetch-drivers:
