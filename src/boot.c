@@ -236,6 +236,7 @@ static const struct override {
 	{ CUSHIM_IDX_cuGetErrorName, (void *)cushim_own_cuGetErrorName, ALWAYS },
 	{ CUSHIM_IDX_cuGetErrorString, (void *)cushim_own_cuGetErrorString, ALWAYS },
 	{ CUSHIM_IDX_cuDriverGetVersion, (void *)cushim_own_cuDriverGetVersion, EMULATING },
+	{ CUSHIM_IDX_cuGetExportTable, (void *)cushim_own_cuGetExportTable, EMULATING },
 	{ CUSHIM_IDX_cuGetProcAddress, (void *)cushim_own_cuGetProcAddress, WATCHING },
 	{ CUSHIM_IDX_cuGetProcAddress_v2, (void *)cushim_own_cuGetProcAddress_v2, WATCHING },
 	{ CUSHIM_IDX_cuInit, (void *)own_cuInit, ADOPTING },

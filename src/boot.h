@@ -1,6 +1,6 @@
 /* The bootstrap's parts, private to them: boot.c (the table and the slots),
  * source.c (where entry points come from), masquerade.c (cushim as the
- * process's libcuda.so.1) and answer.c (cushim's own answers). */
+ * process's libcuda.so.1), answer.c and integrity.c (cushim's own answers). */
 #ifndef CUSHIM_BOOT_H
 #define CUSHIM_BOOT_H
 #include "cushim-internal.h"
@@ -49,6 +49,18 @@ CUresult CUDAAPI cushim_own_cuDriverGetVersion(int *version);
 CUresult CUDAAPI cushim_own_cuGetProcAddress(const char *symbol, void **pfn, int version, cuuint64_t flags);
 CUresult CUDAAPI cushim_own_cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
 						CUdriverProcAddressQueryResult *status);
+
+/* integrity.c: the runtime's validity check under emulation */
+CUresult CUDAAPI cushim_own_cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId);
+/* What the integrity check hashes: the header's fields, then ndev records
+ * of 28 bytes (UUID, PCI domain, bus, device). */
+struct cushim_integrity_msg {
+	uint32_t driver_version, v, pid, tid;
+	uint64_t runtime_table, table, fn, seconds;
+	int ndev;
+	const unsigned char (*dev)[28];
+};
+void cushim_integrity_mac(const struct cushim_integrity_msg *m, unsigned long long out[2]);
 
 /* boot.c */
 void cushim_adopt_runtime(void);

@@ -38,7 +38,7 @@ nodist_libcushim_table_la_SOURCES = $(GENERATED)
 libcushim_table_la_CFLAGS = $(SHIM_CFLAGS)
 # libcushim_core: the stubs and the bootstrap, linked into libcushim.so and
 # into the white-box tests.
-libcushim_core_la_SOURCES = src/boot.c src/boot.h src/source.c src/masquerade.c src/answer.c src/lookup-rule.h src/errors.c src/stubs.c src/trace.c \
+libcushim_core_la_SOURCES = src/boot.c src/boot.h src/source.c src/masquerade.c src/answer.c src/lookup-rule.h src/integrity.c src/md2.c src/md2.h src/errors.c src/stubs.c src/trace.c \
 	src/timeline.c src/wrappers.c src/introspect.c src/cushim.h src/adapt.c src/adapt.h
 nodist_libcushim_core_la_SOURCES = $(GENERATED) $(GENERATED_STUBS)
 libcushim_core_la_CFLAGS = $(SHIM_CFLAGS)

@@ -9,9 +9,20 @@ REALDRV_CACHE = tests/realdrv/cache
 # (the libraries built for this build's host CPU)
 REALDRV_FETCH = REALDRV_HOST_CPU='$(host_cpu)' $(SHELL) $(top_srcdir)/tests/realdrv/fetch.sh
 
-check_PROGRAMS += tests/realdrv/realdrv-app tests/realdrv/gpa-probe
+check_PROGRAMS += tests/realdrv/realdrv-app tests/realdrv/gpa-probe tests/realdrv/rt-count
 tests_realdrv_gpa_probe_SOURCES = tests/realdrv/gpa-probe.c
 tests_realdrv_gpa_probe_LDADD = -ldl
+tests_realdrv_rt_count_SOURCES = tests/realdrv/rt-count.c
+tests_realdrv_rt_count_LDADD = -ldl
+EXTRA_tests_realdrv_rt_count_DEPENDENCIES = $(RT_DRIVER)
+
+# The stand-in driver a real runtime initialises against (validity.sh): a
+# file with the exact soname in a folder of its own, as the fakes.
+RT_DRIVER = tests/realdrv/rt-driver/libcuda.so.1
+$(RT_DRIVER): $(top_srcdir)/tests/realdrv/rt-driver.c $(top_srcdir)/src/md2.c $(top_srcdir)/src/md2.h
+	$(AM_V_CC)$(MKDIR_P) tests/realdrv/rt-driver && $(CC) $(FAKE_CFLAGS) $(FAKE_LINKFLAGS) \
+		-Wl,-soname,libcuda.so.1 -o $@ $(top_srcdir)/tests/realdrv/rt-driver.c $(top_srcdir)/src/md2.c -ldl -lpthread
+CLEANFILES += $(RT_DRIVER)
 tests_realdrv_realdrv_app_SOURCES = tests/realdrv/realdrv-app.c tests/realdrv/realdrv-exports.c \
 	tests/realdrv/realdrv.h
 nodist_tests_realdrv_realdrv_app_SOURCES = tests/realdrv/imports.c
@@ -34,11 +45,11 @@ tests/realdrv/imports.c: src/cushim-syms.tsv $(top_srcdir)/tests/realdrv/imports
 	$(AWK) -f $(top_srcdir)/tests/realdrv/imports.awk $@.names src/cushim-syms.tsv > $@ && rm -f $@.names
 CLEANFILES += tests/realdrv/imports.c
 
-TESTS += tests/realdrv/drivers.sh tests/realdrv/lookups.sh tests/realdrv/runtimes.sh tests/realdrv/runtimes-gpu.sh
+TESTS += tests/realdrv/drivers.sh tests/realdrv/lookups.sh tests/realdrv/validity.sh tests/realdrv/runtimes.sh tests/realdrv/runtimes-gpu.sh
 # make check tests what is cached; make check-compat fetches first
-COMPAT_TESTS += tests/realdrv/drivers.sh tests/realdrv/lookups.sh tests/realdrv/runtimes.sh
+COMPAT_TESTS += tests/realdrv/drivers.sh tests/realdrv/lookups.sh tests/realdrv/validity.sh tests/realdrv/validity.sh tests/realdrv/runtimes.sh
 EXTRA_DIST += tests/realdrv/fetch.sh tests/realdrv/imports.awk tests/realdrv/realdrv-env.sh tests/realdrv/drivers.sh \
-	tests/realdrv/lookups.sh \
+	tests/realdrv/lookups.sh tests/realdrv/validity.sh tests/realdrv/rt-driver.c \
 	tests/realdrv/runtimes.sh tests/realdrv/runtimes-gpu.sh
 
 fetch-drivers:

@@ -1,6 +1,8 @@
 # tests/whitebox: the library's insides, no driver needed.
 #   adapters    the downgrade adapters (Check), with recording fakes in
 #               place of the older variants in cushim_real[]
+#   integrity   MD2 and the integrity check's answer under emulation (Check),
+#               against RFC 1319 and answers recorded from real drivers
 #   trampoline  the generated stubs and their trampoline alone, with a
 #               resolver that clobbers every argument register
 if HAVE_CHECK
@@ -10,6 +12,12 @@ tests_whitebox_adapters_SOURCES = tests/whitebox/adapters.c
 nodist_tests_whitebox_adapters_SOURCES = $(GENERATED)
 tests_whitebox_adapters_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_whitebox_adapters_LDADD = libcushim_core.la $(CHECK_LIBS) $(LIBS)
+check_PROGRAMS += tests/whitebox/integrity
+TESTS += tests/whitebox/integrity
+tests_whitebox_integrity_SOURCES = tests/whitebox/integrity.c
+nodist_tests_whitebox_integrity_SOURCES = $(GENERATED)
+tests_whitebox_integrity_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_whitebox_integrity_LDADD = libcushim_core.la $(CHECK_LIBS) $(LIBS)
 endif
 
 check_PROGRAMS += tests/whitebox/trampoline
