@@ -52,15 +52,6 @@ CUresult CUDAAPI cushim_own_cuGetProcAddress_v2(const char *symbol, void **pfn, 
 
 /* integrity.c: the runtime's validity check under emulation */
 CUresult CUDAAPI cushim_own_cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId);
-/* What the integrity check hashes: the header's fields, then ndev records
- * of 28 bytes (UUID, PCI domain, bus, device). */
-struct cushim_integrity_msg {
-	uint32_t driver_version, v, pid, tid;
-	uint64_t runtime_table, table, fn, seconds;
-	int ndev;
-	const unsigned char (*dev)[28];
-};
-void cushim_integrity_mac(const struct cushim_integrity_msg *m, unsigned long long out[2]);
 
 /* boot.c */
 void cushim_adopt_runtime(void);

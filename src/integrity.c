@@ -24,7 +24,7 @@
  * The algorithm was checked bit for bit against the real drivers 525, 535,
  * 550 and 555, and against real runtimes (tests/realdrv/validity.sh). */
 #include "boot.h"
-#include "md2.h"
+#include "validity.h"
 #include <pthread.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,8 +33,6 @@ static const unsigned char integrity_id[16] = { 0xd4, 0x08, 0x20, 0x55, 0xbd, 0x
 						0x8d, 0x34, 0xba, 0x12, 0x3c, 0x66, 0xe1, 0xf2 };
 static const unsigned char runtime_id[16] = { 0x6b, 0xd5, 0xfb, 0x6c, 0x5b, 0xf4, 0xe7, 0x4a,
 					      0x89, 0x87, 0xd9, 0x39, 0x12, 0xfd, 0x9d, 0xf9 };
-static const unsigned char key[16] = { 0x14, 0x6a, 0xdd, 0xae, 0x53, 0xa9, 0xa7, 0x52,
-				       0xaa, 0x08, 0x41, 0x36, 0x0b, 0xf5, 0x5a, 0x9f };
 #define FIXED_HIGH 0x8ed383aa1f4cd1e8ULL /* out[1] of the constant answers */
 #define MAX_SLOTS 16
 
@@ -72,27 +70,6 @@ static int device_record(int ordinal, unsigned char rec[28])
 		put(rec + 16 + 4 * k, (uint32_t)v, 4);
 	}
 	return 1;
-}
-
-void cushim_integrity_mac(const struct cushim_integrity_msg *m, unsigned long long out[2])
-{
-	unsigned char head[48], mac[16];
-
-	put(head, m->driver_version, 4);
-	put(head + 4, m->v, 4);
-	put(head + 8, m->pid, 4);
-	put(head + 12, m->tid, 4);
-	put(head + 16, m->runtime_table, 8);
-	put(head + 24, m->table, 8);
-	put(head + 32, m->fn, 8);
-	put(head + 40, m->seconds, 8);
-	cushim_hmac_md2(key, (const void *[]){ head, m->dev }, (size_t[]){ sizeof head, 28 * (size_t)m->ndev }, 2,
-			mac);
-	out[0] = out[1] = 0;
-	for (int i = 7; i >= 0; i--) {
-		out[0] = out[0] << 8 | mac[i];
-		out[1] = out[1] << 8 | mac[8 + i];
-	}
 }
 
 /* The answer over the emulated version; 0 when a device cannot be read. */

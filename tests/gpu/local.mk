@@ -6,14 +6,16 @@ EXTRA_DIST += tests/gpu/gpu-env.sh tests/gpu/gpu-kernels.cu
 
 if HAVE_NVCC
 CLEANFILES += tests/gpu/gpu-kernels.fatbin tests/gpu/gpu-kernels-fatbin.c
-check_PROGRAMS += tests/gpu/real-exports tests/gpu/saxpy tests/gpu/fork-probe tests/gpu/adapt-gpu
+check_PROGRAMS += tests/gpu/real-exports tests/gpu/saxpy tests/gpu/fork-probe tests/gpu/adapt-gpu \
+	tests/gpu/integrity-gpu
+tests_gpu_integrity_gpu_LDADD = libcushim_table.la $(CUDA_STUBS_LDFLAGS) -lcuda
 tests_gpu_real_exports_LDADD = libcushim_table.la -ldl
 tests_gpu_saxpy_SOURCES = tests/gpu/saxpy.c
 nodist_tests_gpu_saxpy_SOURCES = tests/gpu/gpu-kernels-fatbin.c
 tests_gpu_saxpy_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda
 tests_gpu_fork_probe_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda -ldl
 tests_gpu_adapt_gpu_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda
-GPU_TESTS = tests/gpu/core.sh tests/gpu/fork.sh tests/gpu/adapt.sh
+GPU_TESTS = tests/gpu/core.sh tests/gpu/fork.sh tests/gpu/adapt.sh tests/gpu/emulation.sh
 TESTS += $(GPU_TESTS)
 EXTRA_DIST += $(GPU_TESTS)
 endif

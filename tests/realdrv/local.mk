@@ -58,5 +58,5 @@ fetch-runtimes:
 	$(REALDRV_FETCH) runtimes $(REALDRV_CACHE)
 clean-local: clean-realdrv
 clean-realdrv:
-	rm -rf $(REALDRV_CACHE)
+	rm -rf $(REALDRV_CACHE) tests/realdrv/answers
 .PHONY: fetch-drivers fetch-runtimes clean-realdrv

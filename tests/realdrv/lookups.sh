@@ -10,7 +10,9 @@
 #               that older driver.
 # Each cuGetProcAddress flavour a driver has is compared; an answer is the
 # result, the query status and the exported name the pointer is.  Prints the
-# counts of lookups and of differences; any difference fails.  Skips (77)
+# counts of lookups and of differences; any difference fails.  Each driver's
+# answers are kept, with the questions, in tests/realdrv/answers of the build
+# folder (tests/gpu/emulation.sh holds a GPU's driver to them).  Skips (77)
 # when no real driver with cuGetProcAddress (CUDA 11.3 on) is at hand.
 . "$top_srcdir/tests/realdrv/realdrv-env.sh"
 PROBE=$top_builddir/tests/realdrv/gpa-probe
@@ -52,6 +54,8 @@ for d in $drivers; do
 done
 [ -s "$T/drivers" ] || { echo "lookups: no real driver with cuGetProcAddress at hand; skipping"; exit 77; }
 versions | sort -un > "$T/versions"
+ANSWERS=$top_builddir/tests/realdrv/answers
+rm -rf "$ANSWERS" && mkdir -p "$ANSWERS" && cp "$T/bases" "$T/versions" "$ANSWERS/" || exit 99
 newest=$(sort -k2,2n "$T/drivers" | tail -n 1)
 ndir=${newest% *} nver=${newest#* }
 
@@ -61,6 +65,7 @@ while read -r d v; do
 	name=$(driver_version "$d")
 	for abi in v1 v2; do
 		probe "$d" $abi "$T/plain" || continue # (no cuGetProcAddress_v2 before CUDA 12.0)
+		gzip -c "$T/plain" > "$ANSWERS/$v.$abi.gz" || exit 99
 		probe "$T/masq:$d" $abi "$T/masq.out" CUSHIM_DRIVER="$d/libcuda.so.1" ||
 			bad "$name" "the probe failed under masquerade: $(head -c 300 "$T/masq.out.err")"
 		m=$(differ "$T/plain" "$T/masq.out" "$name $abi masquerade")

@@ -17,7 +17,7 @@ TESTS += tests/whitebox/integrity
 tests_whitebox_integrity_SOURCES = tests/whitebox/integrity.c
 nodist_tests_whitebox_integrity_SOURCES = $(GENERATED)
 tests_whitebox_integrity_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_whitebox_integrity_LDADD = libcushim_core.la $(CHECK_LIBS) $(LIBS)
+tests_whitebox_integrity_LDADD = libcushim_table.la $(CHECK_LIBS) $(LIBS)
 endif
 
 check_PROGRAMS += tests/whitebox/trampoline
