@@ -19,9 +19,10 @@ EXTRA_tests_realdrv_rt_count_DEPENDENCIES = $(RT_DRIVER)
 # The stand-in driver a real runtime initialises against (validity.sh): a
 # file with the exact soname in a folder of its own, as the fakes.
 RT_DRIVER = tests/realdrv/rt-driver/libcuda.so.1
-$(RT_DRIVER): $(top_srcdir)/tests/realdrv/rt-driver.c $(top_srcdir)/src/md2.c $(top_srcdir)/src/md2.h
+RT_DRIVER_SRC = $(top_srcdir)/tests/realdrv/rt-driver.c $(top_srcdir)/src/validity.c $(top_srcdir)/src/md2.c
+$(RT_DRIVER): $(RT_DRIVER_SRC) $(top_srcdir)/src/validity.h $(top_srcdir)/src/md2.h
 	$(AM_V_CC)$(MKDIR_P) tests/realdrv/rt-driver && $(CC) $(FAKE_CFLAGS) $(FAKE_LINKFLAGS) \
-		-Wl,-soname,libcuda.so.1 -o $@ $(top_srcdir)/tests/realdrv/rt-driver.c $(top_srcdir)/src/md2.c -ldl -lpthread
+		-Wl,-soname,libcuda.so.1 -o $@ $(RT_DRIVER_SRC) -ldl -lpthread
 CLEANFILES += $(RT_DRIVER)
 tests_realdrv_realdrv_app_SOURCES = tests/realdrv/realdrv-app.c tests/realdrv/realdrv-exports.c \
 	tests/realdrv/realdrv.h

@@ -1,15 +1,16 @@
 /* A stand-in libcuda.so.1 that a real CUDA runtime initialises against, no
  * GPU needed: one device, and the private export tables a runtime asks for
  * (each slot a function that succeeds, the few buffers it writes into).  The
- * integrity table's slot 1 answers as the real drivers 525 to 555 do (src/
- * integrity.c says how): HMAC-MD2 over the version the driver is, which is
+ * integrity table's slot 1 answers as the real drivers 525 to 555 do
+ * (src/validity.c, whose answer a runtime accepts only if it is right):
+ * HMAC-MD2 over the version the driver is, which is
  * RT_DRIVER_VERSION (default 12080), the version cuDriverGetVersion reports
  * too.  RT_DRIVER_HASH=V hashes V instead: a driver that contradicts itself,
  * which a runtime must refuse (cudaErrorSoftwareValidityNotEstablished).
  * Lookups (cuGetProcAddress, _v2) answer with the function of that name, or
  * of that name with _v2, else a function that succeeds. */
 #define _GNU_SOURCE
-#include "md2.h"
+#include "validity.h"
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -26,12 +27,24 @@ static const unsigned char runtime_id[16] = { 0x6b, 0xd5, 0xfb, 0x6c, 0x5b, 0xf4
 /* a table whose slots 2 and 6 hand out buffers the runtime fills */
 static const unsigned char buffers_id[16] = { 0xa0, 0x94, 0x79, 0x8c, 0x2e, 0x74, 0x2e, 0x74,
 					      0x93, 0xf2, 0x08, 0x00, 0x20, 0x0c, 0x0a, 0x66 };
-static const unsigned char key[16] = { 0x14, 0x6a, 0xdd, 0xae, 0x53, 0xa9, 0xa7, 0x52,
-				       0xaa, 0x08, 0x41, 0x36, 0x0b, 0xf5, 0x5a, 0x9f };
 static const unsigned char uuid[16] = { 0x9a, 0xfe, 0x2b, 0x8a, 0xac, 0x25, 0x2d, 0x38,
 					0xea, 0x37, 0xae, 0xc5, 0x6d, 0x71, 0x32, 0x5f };
 enum { PCI_BUS = 33, PCI_DEVICE = 34, PCI_DOMAIN = 50, CC_MAJOR = 75, CC_MINOR = 76 };
 static const int pci_bus = 2, pci_device = 0, pci_domain = 0;
+
+/* (what this driver exports, declared without cuda.h) */
+API int cuInit(unsigned flags);
+API int cuDriverGetVersion(int *v);
+API int cuDeviceGetCount(int *n);
+API int cuDeviceGet(int *d, int ordinal);
+API int cuDeviceGetUuid(unsigned char *u, int d);
+API int cuDeviceGetUuid_v2(unsigned char *u, int d);
+API int cuDeviceGetName(char *name, int len, int d);
+API int cuDeviceTotalMem_v2(size_t *bytes, int d);
+API int cuDeviceGetAttribute(int *v, int attribute, int d);
+API int cuGetExportTable(const void **table, const unsigned char *id);
+API int cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsigned long long flags, int *status);
+API int cuGetProcAddress(const char *symbol, void **pfn, int version, unsigned long long flags);
 
 static int setting(const char *name, int otherwise)
 {
@@ -66,19 +79,13 @@ API int cuDeviceGetAttribute(int *v, int attribute, int d)
 	return 0;
 }
 
-static void put(unsigned char *p, uint64_t v, int bytes)
-{
-	for (int i = 0; i < bytes; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-API int cuGetExportTable(const void **table, const unsigned char *id);
 static const void *integrity_table[3];
 
 /* Slot 1 of the integrity table, as the real drivers compute it. */
 static int integrity_check(unsigned v, unsigned long long seconds, unsigned long long out[2])
 {
-	unsigned char head[48], dev[28], mac[16];
+	const int pci[3] = { pci_domain, pci_bus, pci_device };
+	unsigned char dev[1][28];
 	const void *runtime_table = NULL;
 
 	if (v % 10 < 2) { /* the constant answers */
@@ -86,25 +93,15 @@ static int integrity_check(unsigned v, unsigned long long seconds, unsigned long
 		out[1] = 0x8ed383aa1f4cd1e8ULL;
 		return 0;
 	}
+	memcpy(dev[0], uuid, 16);
+	for (int k = 0; k < 12; k++)
+		dev[0][16 + k] = (unsigned char)((uint32_t)pci[k / 4] >> (8 * (k % 4)));
 	cuGetExportTable(&runtime_table, runtime_id);
-	put(head, (uint32_t)setting("RT_DRIVER_HASH", setting("RT_DRIVER_VERSION", 12080)), 4);
-	put(head + 4, v, 4);
-	put(head + 8, (uint32_t)getpid(), 4);
-	put(head + 12, (uint32_t)(uintptr_t)pthread_self(), 4);
-	put(head + 16, (uintptr_t)runtime_table, 8);
-	put(head + 24, (uintptr_t)integrity_table, 8);
-	put(head + 32, (uintptr_t)integrity_table[1], 8);
-	put(head + 40, seconds, 8);
-	memcpy(dev, uuid, 16);
-	put(dev + 16, (uint32_t)pci_domain, 4);
-	put(dev + 20, (uint32_t)pci_bus, 4);
-	put(dev + 24, (uint32_t)pci_device, 4);
-	cushim_hmac_md2(key, (const void *[]){ head, dev }, (size_t[]){ sizeof head, sizeof dev }, 2, mac);
-	out[0] = out[1] = 0;
-	for (int i = 7; i >= 0; i--) {
-		out[0] = out[0] << 8 | mac[i];
-		out[1] = out[1] << 8 | mac[8 + i];
-	}
+	cushim_integrity_mac(&(struct cushim_integrity_msg){
+				     (uint32_t)setting("RT_DRIVER_HASH", setting("RT_DRIVER_VERSION", 12080)), v,
+				     (uint32_t)getpid(), (uint32_t)(uintptr_t)pthread_self(), (uintptr_t)runtime_table,
+				     (uintptr_t)integrity_table, (uintptr_t)integrity_table[1], seconds, 1, dev },
+			     out);
 	return 0;
 }
 
