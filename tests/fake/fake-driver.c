@@ -10,7 +10,7 @@
  * (measured on driver 580).  A few answer as a driver does: cuInit, cuDriverGetVersion,
  * cuGetErrorName/String (an 11.4 driver does not know code 36), and
  * cuGetProcAddress/_v2, which answer from the oracle's rows and log every
- * lookup.  No cuda.h: the fake must not share cushim's view of the API.
+ * lookup; with FAKE_DEVICES=N, those of fake-devices.c answer with N devices.  No cuda.h: the fake must not share cushim's view of the API.
  *
  * Link it with -Bsymbolic, as the real driver is: the pointers it hands out
  * must be its own functions, not a preloaded shim's. */
@@ -106,6 +106,9 @@ __attribute__((always_inline)) static inline void record(int i, const W w[FAKE_N
 
 #define WORDS W a0, W a1, W a2, W a3, W a4, W a5, W a6, W a7, W a8, W a9, W a10, W a11
 #define RECORD(i) record(i, (const W[FAKE_NWORDS]){ a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11 })
+
+/* ---- the device state that FAKE_DEVICES=N turns on (its specials) ---- */
+#include "fake-devices.c"
 
 /* ---- the generic exports ---- */
 #define FAKE_EXPORT(i, n, v)
