@@ -26,7 +26,7 @@ static void usage(void)
 		"usage: ub-test [--ranks N] [--gpus G]\n"
 		"               [--mode all|ag|rs|ring|ce-ag|ce-rs|ce-ring|burst|timeout|memmap]\n"
 		"               [--dtype bf16|fp16] [--iters K] [--elems E] [--route direct|proc] [--cycles C]\n"
-		"               [--timeout S] [--withhold R] [--multicast] [--corrupt] [--no-memcheck] [--features]\n");
+		"               [--timeout S] [--withhold R] [--multicast] [--corrupt] [--no-memcheck] [--features] [--mc-probe]\n");
 	exit(1);
 }
 
@@ -620,8 +620,8 @@ static int *int_option(struct opts *o, const char *a)
 	return NULL;
 }
 
-/* Reads the command line into o: 1 when it asks for --features (what follows
- * is not read), else 0; a word it does not know is usage(). */
+/* Reads the command line into o: 1 when it asks for --features, 2 for
+ * --mc-probe (what follows is not read), else 0; a word it does not know is usage(). */
 static int parse_args(struct opts *o, int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
@@ -630,6 +630,8 @@ static int parse_args(struct opts *o, int argc, char **argv)
 #define ARG(name) (strcmp(a, name) == 0 && v && ++i)
 		if (strcmp(a, "--features") == 0)
 			return 1;
+		else if (strcmp(a, "--mc-probe") == 0)
+			return 2;
 		else if (strcmp(a, "--multicast") == 0)
 			o->multicast = 1;
 		else if (strcmp(a, "--corrupt") == 0)
@@ -671,9 +673,12 @@ int main(int argc, char **argv)
 	if ((t = getenv("UB_JOB_TIMEOUT")))
 		o.job_timeout = atoi(t);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (parse_args(&o, argc, argv)) {
+	switch (parse_args(&o, argc, argv)) {
+	case 1:
 		printf("multicast=%s mpi=%s\n", ub_mc_built(), ub_mpi_built());
 		return 0;
+	case 2:
+		return ub_mc_probe();
 	}
 	/* Under mpirun: the world's size and this process's rank (or a refusal). */
 	int rank = 0, mpi = ub_boot_init(&o.n, &rank);

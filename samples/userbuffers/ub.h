@@ -132,6 +132,9 @@ int ub_mc_setup(struct ub_comm *c, int requested);
  * says why it refuses to run and returns -1. Without multicast: 0, no lookups. */
 int ub_mc_guard(struct ub_boot *b);
 const char *ub_mc_built(void);
+/* --mc-probe: the decision alone, with no device (cuInit, then the lookups):
+ * 0 when every multicast entry point is proven missing, else 1. */
+int ub_mc_probe(void);
 
 /* Collectives on region `h` (n chunks of `chunk` bytes each), queued on d->stream.
  * signal=0 withholds this rank's signals (the negative test). */
