@@ -215,57 +215,57 @@ sc_rt_checks() {
 #   runtime         exit non-zero, the runtime refusing the driver by name
 #                   (cudaErrorInsufficientDriver), before any decision
 sc_mc_case() {
-	sc_want=$1 sc_out=$2 sc_rc=$(cat "$3" 2>/dev/null)
+	mc_want=$1 mc_out=$2 mc_rc=$(cat "$3" 2>/dev/null)
 	shift 3
-	sc_bad=0
-	if [ ! -s "$sc_out" ] || [ -z "$sc_rc" ]; then
+	mc_bad=0
+	if [ ! -s "$mc_out" ] || [ -z "$mc_rc" ]; then
 		echo "check: the multicast run left no output or no exit status"
 		return 1
 	fi
-	case $sc_want in
+	case $mc_want in
 	fallback | probe-fallback)
-		[ "$sc_rc" = 0 ] || { echo "check: the multicast run exited $sc_rc, not 0"; sc_bad=1; }
-		for sc_f in cuMulticastGetGranularity cuMulticastCreate cuMulticastAddDevice cuMulticastBindMem \
+		[ "$mc_rc" = 0 ] || { echo "check: the multicast run exited $mc_rc, not 0"; mc_bad=1; }
+		for mc_f in cuMulticastGetGranularity cuMulticastCreate cuMulticastAddDevice cuMulticastBindMem \
 			cuMulticastUnbind; do
-			grep -q "multicast: $sc_f is missing (.*, status [12] \(SYMBOL_NOT_FOUND\|VERSION_NOT_SUFFICIENT\))" \
-				"$sc_out" || { echo "check: no driver answer proves $sc_f missing"; sc_bad=1; }
+			grep -q "multicast: $mc_f is missing (.*, status [12] \(SYMBOL_NOT_FOUND\|VERSION_NOT_SUFFICIENT\))" \
+				"$mc_out" || { echo "check: no driver answer proves $mc_f missing"; mc_bad=1; }
 		done
-		grep -q 'falling back to the unicast path' "$sc_out" || { echo "check: no fallback said"; sc_bad=1; }
-		if [ "$sc_want" = fallback ] && ! grep -q '\] ok ' "$sc_out"; then
+		grep -q 'falling back to the unicast path' "$mc_out" || { echo "check: no fallback said"; mc_bad=1; }
+		if [ "$mc_want" = fallback ] && ! grep -q '\] ok ' "$mc_out"; then
 			echo "check: the fallback run reported no result"
-			sc_bad=1
+			mc_bad=1
 		fi
-		if ! sc_trace_calls "$sc_out.calls" "$@"; then
-			sc_bad=1
+		if ! sc_trace_calls "$mc_out.calls" "$@"; then
+			mc_bad=1
 		elif ! grep -q 'cuGetProcAddress_v2(symbol="cuMulticastCreate"' "$@"; then
 			echo "check: the trace shows no lookup of cuMulticastCreate"
-			sc_bad=1
+			mc_bad=1
 		fi ;;
 	offered | lookup-failed)
-		sc_why="is offered by the driver"
-		[ "$sc_want" = lookup-failed ] && sc_why="could not be looked up"
-		[ "$sc_rc" != 0 ] || { echo "check: the multicast run passed; it had to refuse"; sc_bad=1; }
-		grep -q "multicast: REFUSING to run: cuMulticast[A-Za-z]* $sc_why" "$sc_out" ||
-			{ echo "check: no refusal because a multicast entry point $sc_why"; sc_bad=1; } ;;
+		mc_why="is offered by the driver"
+		[ "$mc_want" = lookup-failed ] && mc_why="could not be looked up"
+		[ "$mc_rc" != 0 ] || { echo "check: the multicast run passed; it had to refuse"; mc_bad=1; }
+		grep -q "multicast: REFUSING to run: cuMulticast[A-Za-z]* $mc_why" "$mc_out" ||
+			{ echo "check: no refusal because a multicast entry point $mc_why"; mc_bad=1; } ;;
 	runtime)
-		[ "$sc_rc" != 0 ] || { echo "check: the multicast run passed; the runtime had to refuse the driver"; sc_bad=1; }
-		case $(grep '^rtroute: ' "$sc_out" | head -n 1) in
+		[ "$mc_rc" != 0 ] || { echo "check: the multicast run passed; the runtime had to refuse the driver"; mc_bad=1; }
+		case $(grep '^rtroute: ' "$mc_out" | head -n 1) in
 		*") returned cudaErrorInsufficientDriver (35), status "*) ;;
 		*) echo "check: the run did not fail by the runtime refusing the driver (cudaErrorInsufficientDriver)"
-			sc_bad=1 ;;
+			mc_bad=1 ;;
 		esac ;;
-	*) echo "check: sc_mc_case: no such case $sc_want"; return 1 ;;
+	*) echo "check: sc_mc_case: no such case $mc_want"; return 1 ;;
 	esac
-	if [ "$sc_want" != fallback ] && [ "$sc_want" != probe-fallback ] &&
-		grep -q 'falling back to the unicast path' "$sc_out"; then
+	if [ "$mc_want" != fallback ] && [ "$mc_want" != probe-fallback ] &&
+		grep -q 'falling back to the unicast path' "$mc_out"; then
 		echo "check: the run fell back to unicast; it had to refuse"
-		sc_bad=1
+		mc_bad=1
 	fi
 	# (the fallback cases demanded a trace above; a refused run may leave none)
-	if sc_trace_calls "$sc_out.calls" "$@" >/dev/null 2>&1; then
-		sc_no_multicast "$sc_out.calls" || sc_bad=1
+	if sc_trace_calls "$mc_out.calls" "$@" >/dev/null 2>&1; then
+		sc_no_multicast "$mc_out.calls" || mc_bad=1
 	fi
-	return $sc_bad
+	return $mc_bad
 }
 
 # sc_undefined PROGRAM: the names of PROGRAM's undefined dynamic symbols, one

@@ -65,3 +65,7 @@ bench-userbuffers:
 	@echo "bench-userbuffers: no nvcc, so the Userbuffers sample is not built"
 endif
 .PHONY: bench-userbuffers
+# The multicast decision on the fake driver (no GPU needed).
+TESTS += samples/userbuffers/ub-fake.sh
+EXTRA_DIST += samples/userbuffers/ub-fake.sh
+samples/userbuffers/ub-fake.log: $(FAKE_ALL) libcushim.la
