@@ -132,6 +132,11 @@ int ub_mc_setup(struct ub_comm *c, int requested);
  * says why it refuses to run and returns -1. Without multicast: 0, no lookups. */
 int ub_mc_guard(struct ub_boot *b);
 const char *ub_mc_built(void);
+/* ub-bench's two-GPU baselines (ub-bench-peer.c), on rank 0 (its GPU and
+ * GPU 1): cuMemcpyPeer and cuMemcpyPeerAsync of s bytes, `iters` each, one
+ * line each, the copies verified. Buffers are made for max and freed after
+ * the last size (s * 2 > max). 0, or -1 on an error or a mismatch. */
+int ub_bench_peer(struct ub_boot *b, struct ub_dev *d, const char *shim, size_t s, size_t max, int iters);
 /* --mc-probe: the decision alone, with no device (cuInit, then the lookups):
  * 0 when every multicast entry point is proven missing, else 1. */
 int ub_mc_probe(void);

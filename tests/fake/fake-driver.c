@@ -10,7 +10,8 @@
  * (measured on driver 580).  A few answer as a driver does: cuInit, cuDriverGetVersion,
  * cuGetErrorName/String (an 11.4 driver does not know code 36), and
  * cuGetProcAddress/_v2, which answer from the oracle's rows and log every
- * lookup; with FAKE_DEVICES=N, those of fake-devices.c answer with N devices.  No cuda.h: the fake must not share cushim's view of the API.
+ * lookup; with FAKE_DEVICES=N, those of fake-devices.c answer with N
+ * devices.  No cuda.h: the fake must not share cushim's view of the API.
  *
  * Link it with -Bsymbolic, as the real driver is: the pointers it hands out
  * must be its own functions, not a preloaded shim's. */
