@@ -415,7 +415,8 @@ static int memmap_map(struct ub_boot *b, struct ub_dev *d, size_t size, const CU
 	return 0;
 }
 
-/* The staggered writes: in step i rank me fills buffer (i+me)%n with me, then
+/* The staggered writes: in step i rank me fills buffer (i+me)%n with its data
+ * (word k: ub_memmap_word(me, k)), then
  * every rank waits for the others (--corrupt: the last rank skips its last
  * write). 0, 1 or -1 (a driver call failed). */
 static int memmap_fill(struct ub_boot *b, struct ub_dev *d, const struct opts *o, CUdeviceptr base, size_t size,
@@ -438,8 +439,8 @@ static int memmap_fill(struct ub_boot *b, struct ub_dev *d, const struct opts *o
 	return 0;
 }
 
-/* Counts into *pbad the words of my own buffer that do not hold (me+1)%n,
- * logging the first. 0, 1 (no host memory) or -1 (a driver call failed). */
+/* Counts into *pbad the words of my own buffer that do not hold rank
+ * (me+1)%n's data (word k: ub_memmap_word((me+1)%n, k)), logging the first. 0, 1 (no host memory) or -1 (a driver call failed). */
 static int memmap_check(struct ub_boot *b, CUdeviceptr base, size_t size, size_t words, long *pbad)
 {
 	int n = b->n, me = b->rank;
@@ -450,8 +451,9 @@ static int memmap_check(struct ub_boot *b, CUdeviceptr base, size_t size, size_t
 		return 1;
 	UB_CU(b, cuMemcpyDtoH(host, base + (CUdeviceptr)(size * (size_t)me), size));
 	for (size_t i = 0; i < words; i++)
-		if (host[i] != (me + 1) % n && bad++ == 0)
-			ub_log(b, "MISMATCH memmap: buffer %d word %zu is %d, wanted %d", me, i, host[i], (me + 1) % n);
+		if (host[i] != ub_memmap_word((me + 1) % n, i) && bad++ == 0)
+			ub_log(b, "MISMATCH memmap: buffer %d word %zu is %d, wanted %d (rank %d's word)", me, i, host[i],
+			       ub_memmap_word((me + 1) % n, i), (me + 1) % n);
 	free(host);
 	*pbad = bad;
 	return 0;
@@ -486,7 +488,7 @@ static int run_memmap(struct ub_boot *b, struct ub_dev *d, const struct opts *o)
 	if (bad)
 		ub_log(b, "FAIL memmap: %ld words wrong", bad);
 	else if (me == 0)
-		ub_log(b, "ok memmap: %d ranks, every buffer holds (id+1)%%n", n);
+		ub_log(b, "ok memmap: %d ranks, every buffer holds rank (id+1)%%n's index-dependent words", n);
 	return bad ? 1 : 0;
 }
 
