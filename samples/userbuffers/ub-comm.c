@@ -145,13 +145,21 @@ static int dev_load(struct ub_boot *b, struct ub_dev *d)
 	return 0;
 }
 
+int ub_dev_place(struct ub_boot *b, struct ub_dev *d, int ngpus, int *clock_khz)
+{
+	int rc;
+
+	memset(d, 0, sizeof *d);
+	if ((rc = dev_pick(b, d, ngpus, clock_khz)) != 0)
+		return rc;
+	return dev_peers(b, d, ngpus);
+}
+
 int ub_dev_open(struct ub_boot *b, struct ub_dev *d, int ngpus, const char *route, double timeout_s)
 {
 	int khz = 0, rc;
 
-	memset(d, 0, sizeof *d);
-	if ((rc = dev_pick(b, d, ngpus, &khz)) != 0 || (rc = dev_peers(b, d, ngpus)) != 0 ||
-	    (rc = dev_load(b, d)) != 0)
+	if ((rc = ub_dev_place(b, d, ngpus, &khz)) != 0 || (rc = dev_load(b, d)) != 0)
 		return rc;
 	/* UB_TIMEOUT: seconds -> clock64 cycles, as TE does (1000 * clockRate_kHz * s). */
 	d->timeout_cycles = (long long)(timeout_s * 1000.0 * (khz > 0 ? khz : 2000000));

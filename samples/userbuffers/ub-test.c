@@ -24,7 +24,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: ub-test [--ranks N] [--gpus G]\n"
-		"               [--mode all|ag|rs|ring|ce-ag|ce-rs|ce-ring|burst|timeout|memmap]\n"
+		"               [--mode all|ag|rs|ring|ce-ag|ce-rs|ce-ring|burst|timeout|memmap|place]\n"
 		"               [--dtype bf16|fp16] [--iters K] [--elems E] [--route direct|proc] [--cycles C]\n"
 		"               [--timeout S] [--withhold R] [--multicast] [--corrupt] [--no-memcheck] [--features] [--mc-probe]\n");
 	exit(1);
@@ -574,11 +574,30 @@ static int check_baseline(struct ub_boot *b, const struct opts *o, int fd0, size
 	return fail;
 }
 
+/* --mode place: where the ranks go on the GPUs and whether each reaches the
+ * others, with nothing loaded (it runs on the fake driver's devices too). */
+static int rank_place(struct ub_boot *b, const struct opts *o)
+{
+	struct ub_dev d;
+	int khz = 0, rc = ub_dev_place(b, &d, o->gpus, &khz);
+
+	if (rc != 0)
+		return rc == 77 ? 77 : 1;
+	ub_log(b, "ok place: rank %d of %d on device %d of %d, every other device of the job reachable", b->rank,
+	       b->n, d.ordinal, o->gpus);
+	return ub_barrier(b) != 0;
+}
+
 static int rank_main(struct ub_boot *b, void *arg)
 {
 	const struct opts *o = arg;
 	struct ub_dev d;
-	int fail = 0, rc = rank_open(b, &d, o);
+	int fail = 0, rc;
+
+	if (strcmp(o->mode, "place") == 0)
+		return rank_place(b, o);
+	if ((rc = rank_open(b, &d, o)) != 0)
+		return rc;
 
 	if (rc != 0)
 		return rc;

@@ -113,6 +113,10 @@ const char *ub_err(CUresult rc);
 		}                                                                              \
 	} while (0)
 
+/* Picks this rank's device (rank r on GPU r / ceil(n / ngpus)) and checks that
+ * it reaches every other device of the job (cuDeviceCanAccessPeer); nothing
+ * is loaded. 0, 77 (skip: too few devices, no VMM or fd handles, ...) or -1. */
+int ub_dev_place(struct ub_boot *b, struct ub_dev *d, int ngpus, int *clock_khz);
 /* Context and module for this rank on device `ordinal`. Returns 0, 77 (skip:
  * no device, no VMM or no fd handles, exclusive compute mode) or -1. */
 int ub_dev_open(struct ub_boot *b, struct ub_dev *d, int ngpus_wanted, const char *route, double timeout_s);

@@ -8,7 +8,9 @@
  *   - streams and events are handles that carry their device (created on the
  *     current context's device); device memory is address space that carries
  *     its device (cuMemAlloc_v2, cuPointerGetAttribute's memory type and
- *     device ordinal); distinct devices can access each other.
+ *     device ordinal); distinct devices can access each other; each has a
+ *     few attributes (VMM and POSIX fd handles supported, the default
+ *     compute mode, an SM count and a clock rate), every other is 0.
  * Nothing runs: no kernel, copy or memset touches memory. Without
  * FAKE_DEVICES every one of these answers as the generic exports do.
  * The driver's constants are written here by value: the fake has no cuda.h. */
@@ -17,6 +19,16 @@
 #define DEV_MAX 8
 enum { INVALID_DEVICE = 101, INVALID_CONTEXT = 201, INVALID_HANDLE = 400 };
 enum { ATTR_MEMORY_TYPE = 2, ATTR_DEVICE_ORDINAL = 9, MEMORYTYPE_DEVICE = 2 };
+/* cuDeviceGetAttribute: those a device of the fake has, by value; any other is 0. */
+static const struct {
+	int attr, value;
+} dev_attrs[] = {
+	{ 13, 1980000 }, /* CLOCK_RATE, kHz */
+	{ 16, 132 },     /* MULTIPROCESSOR_COUNT */
+	{ 20, 0 },       /* COMPUTE_MODE: default */
+	{ 102, 1 },      /* VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED */
+	{ 103, 1 },      /* HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED */
+};
 #define DEV_SPECIAL(n) __attribute__((unused)) static int special_##n(W a0, W a1, W a2, W a3, W a4, W a5)
 
 static char ctx_tags[DEV_MAX]; /* a primary context is the address of its device's tag */
@@ -110,6 +122,21 @@ DEV_SPECIAL(cuDevicePrimaryCtxRetain)
 	if ((int)a1 < 0 || (int)a1 >= ndev())
 		return INVALID_DEVICE;
 	*(uintptr_t *)(uintptr_t)a0 = (uintptr_t)&ctx_tags[(int)a1];
+	return SUCCESS;
+}
+
+DEV_SPECIAL(cuDeviceGetAttribute)
+{
+	int rc, v = 0;
+
+	if (stateless(&rc))
+		return rc;
+	if ((int)a2 < 0 || (int)a2 >= ndev())
+		return INVALID_DEVICE;
+	for (size_t i = 0; i < sizeof dev_attrs / sizeof *dev_attrs; i++)
+		if (dev_attrs[i].attr == (int)a1)
+			v = dev_attrs[i].value;
+	*(int *)(uintptr_t)a0 = v;
 	return SUCCESS;
 }
 

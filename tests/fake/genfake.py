@@ -30,7 +30,7 @@ SPECIALS = {"cuInit", "cuDriverGetVersion", "cuGetProcAddress", "cuGetProcAddres
             "cuGetErrorName", "cuGetErrorString", "cuGetExportTable"}
 # Written by hand in fake-devices.c (they answer with device state under
 # FAKE_DEVICES=N, generically without).
-SPECIALS |= {"cuDeviceGetCount", "cuDeviceGet", "cuDevicePrimaryCtxRetain", "cuDeviceCanAccessPeer",
+SPECIALS |= {"cuDeviceGetCount", "cuDeviceGet", "cuDeviceGetAttribute", "cuDevicePrimaryCtxRetain", "cuDeviceCanAccessPeer",
              "cuCtxSetCurrent", "cuCtxPushCurrent_v2", "cuCtxPopCurrent_v2", "cuCtxGetCurrent", "cuCtxGetDevice",
              "cuCtxGetStreamPriorityRange", "cuStreamCreate", "cuStreamCreateWithPriority", "cuEventCreate",
              "cuStreamGetPriority", "cuStreamGetCtx", "cuStreamGetDevice", "cuMemAlloc_v2", "cuPointerGetAttribute"}
