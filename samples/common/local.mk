@@ -14,4 +14,5 @@ endif
 samples_common_librtroute_la_SOURCES = samples/common/rtroute.c samples/common/rtroute.h samples/common/rtroute-shared.h
 samples_common_librtroute_la_CPPFLAGS = $(AM_CPPFLAGS) $(RTROUTE_CPPFLAGS)
 TESTS += samples/common/suite-checks-test.sh
-EXTRA_DIST += samples/common/suite-env.sh samples/common/suite-checks.sh samples/common/suite-checks-test.sh
+EXTRA_DIST += samples/common/suite-env.sh samples/common/suite-checks.sh samples/common/suite-checks-test.sh \
+	samples/common/suite-checks-more.sh

@@ -6,7 +6,10 @@
 # between the traced and untraced runs, differing results, a function never
 # called that the suite's header names or that rtroute-shared.h (which it
 # includes) names, and a 12.0 run that failed without the runtime refusing the
-# driver, or passed with other results.
+# driver, or passed with other results, or was refused otherwise than by
+# name; a two-GPU function uncalled where two GPUs ran. Then
+# (suite-checks-more.sh) the multicast decision's runs, the import check
+# without nm, make bench and tools/gpu-check.sh on crafted parts.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/suite-checks.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
@@ -47,10 +50,15 @@ good() {
 	} >"$1/rt-trace.8.log"
 }
 
-# expect WANT WHAT SCRIPT DIR
+# sc_redirects_of HEADER: the header's lines and those it includes.
+sc_redirects_of() {
+	(. "$top_srcdir/samples/common/suite-checks.sh" && sc_redirects "$1")
+}
+
+# expect WANT WHAT SCRIPT DIR (NGPUS: the GPUs the runs used, default 1)
 expect() {
 	n=$((n + 1))
-	SUITE_CHECK_DIR=$4 top_srcdir=$top_srcdir top_builddir=$tmp sh "$3" >"$tmp/out" 2>&1
+	SUITE_CHECK_DIR=$4 NGPUS=${NGPUS:-1} top_srcdir=$top_srcdir top_builddir=$tmp sh "$3" >"$tmp/out" 2>&1
 	rc=$?
 	if [ "$1" = pass ] && [ $rc -eq 0 ]; then
 		echo "ok: $(basename "$3") passes $2"
@@ -98,6 +106,26 @@ for suite in cufuture/cufuture.sh:cufuture/cufuture-rtroute.h userbuffers/userbu
 	echo 0 >"$d/rt-masq-12.0.rc"
 	echo 'PASS one' >"$d/rt-masq-12.0.res"
 	expect fail "a 12.0 run that passed with other results" "$script" "$d"
+	good "$d" "$header"
+	echo 0 >"$d/rt-masq-12.0.rc"
+	cp "$d/rt-plain.res" "$d/rt-masq-12.0.res"
+	expect pass "a 12.0 run that passed with the same results" "$script" "$d"
+	good "$d" "$header"
+	sed -i 's/returned cudaErrorInsufficientDriver (35)/returned cudaErrorInvalidValue (1)/' "$d/rt-masq-12.0.err"
+	expect fail "a 12.0 run refused by another error (cudaErrorInvalidValue)" "$script" "$d"
+	good "$d" "$header"
+	sed -i 's/returned cudaErrorInsufficientDriver (35), status -1/returned cudaErrorSymbolNotFound (500), status 1/' \
+		"$d/rt-masq-12.0.err"
+	expect fail "a 12.0 run that lost cuInit (a 2.0 function) as not found" "$script" "$d"
+	# the two-GPU functions: demanded where two GPUs ran, not where one did
+	two=$(sc_redirects_of "$header" | sed -n 's/^#define \(cu[A-Za-z0-9_]*\) RTROUTE_CALL(.*two GPUs.*/\1/p' | head -n 1)
+	if [ -n "$two" ]; then
+		good "$d" "$header"
+		sed -i "/\"name\": \"${two}_v2\"/d" "$d/rt-masq.7.json" "$d/rt-masq-trace.8.json"
+		expect pass "$two (two GPUs) never called on one GPU" "$script" "$d"
+		NGPUS=2 expect fail "$two (two GPUs) never called where two GPUs ran" "$script" "$d"
+	fi
 done
+. "$top_srcdir/samples/common/suite-checks-more.sh"
 echo "$((n - fail)) passed, $fail failed"
 [ $fail -eq 0 ]

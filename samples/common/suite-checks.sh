@@ -120,6 +120,52 @@ sc_coverage() {
 	echo "check: the $(echo $sc_named | wc -w) functions $(basename "$sc_h") names were all called${sc_skipped:+ (but, with $sc_ngpus GPU:$sc_skipped)}"
 }
 
+# sc_refusal_ok LINE HEADER: LINE is the runtime route's refusal that an
+# emulated CUSHIM_DRIVER_VERSION=12.0 driver must cause, named: the CUDA
+# runtime refusing a driver older than itself (cudaErrorInsufficientDriver, as
+# the 13.0 runtime refuses any 12.x driver), or a function that HEADER pins
+# above 12.0, which a 12.0 driver never had, answered "not found" or "version
+# not sufficient" (status 1 or 2). Any other failure is not the expected one.
+sc_refusal_ok() {
+	sc_l=$1
+	case $sc_l in
+	"rtroute: cannot find the driver entry point "*": cudaGetDriverEntryPointByVersion("*") returned cudaErrorInsufficientDriver (35), status "*) return 0 ;;
+	"rtroute: cannot find the driver entry point "*) ;;
+	*) return 1 ;;
+	esac
+	sc_sym=${sc_l#rtroute: cannot find the driver entry point }
+	sc_sym=${sc_sym%%:*}
+	printf '%s\n' "$sc_l" | grep -q ") returned cuda[A-Za-z]* ([0-9]*), status [12] " || return 1
+	sc_ver=$(sc_redirects "$2" 2>/dev/null | sed -n "s/^#define $sc_sym RTROUTE_CALL($sc_sym, \([0-9]*\)).*/\1/p" | head -n 1)
+	[ -n "$sc_ver" ] && [ "$sc_ver" -gt 12000 ]
+}
+
+# sc_emulated_ok DIR HEADER: the emulated 12.0 run (rt-masq-12.0.rc .res .err)
+# gave the plain run's results, or failed with the expected refusal
+# (sc_refusal_ok) as its first "rtroute:" line.
+sc_emulated_ok() {
+	sc_rc=$(cat "$1/rt-masq-12.0.rc" 2>/dev/null)
+	if [ "$sc_rc" = 0 ]; then
+		if [ -s "$1/rt-plain.res" ] && cmp -s "$1/rt-plain.res" "$1/rt-masq-12.0.res"; then
+			return 0
+		fi
+		echo "check: under CUSHIM_DRIVER_VERSION=12.0 the run passed, but its results differ from the plain run's"
+		return 1
+	fi
+	if [ -z "$sc_rc" ]; then
+		echo "check: no exit status of the CUSHIM_DRIVER_VERSION=12.0 run"
+		return 1
+	fi
+	sc_first=$(grep '^rtroute: ' "$1/rt-masq-12.0.err" 2>/dev/null | head -n 1)
+	if sc_refusal_ok "$sc_first" "$2"; then
+		return 0
+	fi
+	echo "check: under CUSHIM_DRIVER_VERSION=12.0 the run failed (exit $sc_rc), and not by the expected" \
+		"refusal (the runtime refusing the driver by cudaErrorInsufficientDriver, or a function newer than" \
+		"12.0 not found): ${sc_first:-no rtroute: line}"
+	return 1
+}
+
 # sc_rt_checks DIR HEADER NGPUS: the checks of a suite's runtime-route runs,
 # whose outputs lie in DIR as the suite scripts leave them:
 #   rt-plain.res rt-masq.res rt-masq-trace.res  results (one line each, stable)
@@ -142,17 +188,7 @@ sc_rt_checks() {
 			bad=$((bad + 1))
 		fi
 	done
-	# A CUDA runtime refuses an older driver than it was built for (the 13.0
-	# runtime a 12.0 driver); it must then be refused by name, not fail otherwise.
-	if [ "$(cat "$d/rt-masq-12.0.rc" 2>/dev/null)" = 0 ]; then
-		if ! cmp -s "$d/rt-plain.res" "$d/rt-masq-12.0.res"; then
-			echo "check: under CUSHIM_DRIVER_VERSION=12.0 the results differ from the plain run's"
-			bad=$((bad + 1))
-		fi
-	elif ! grep -q '^rtroute: cannot find the driver entry point .* returned cuda[A-Za-z]* (' "$d/rt-masq-12.0.err" 2>/dev/null; then
-		echo "check: under CUSHIM_DRIVER_VERSION=12.0 the run failed, and not by the runtime refusing the driver"
-		bad=$((bad + 1))
-	fi
+	sc_emulated_ok "$d" "$h" || bad=$((bad + 1))
 	sc_counts "$d/counts-masq" "$d"/rt-masq.*.json || bad=$((bad + 1))
 	sc_counts "$d/counts-trace" "$d"/rt-masq-trace.*.json || bad=$((bad + 1))
 	sc_same_counts "$d/counts-masq" "$d/counts-trace" "the masquerade run" "the traced one" || bad=$((bad + 1))
@@ -165,16 +201,97 @@ sc_rt_checks() {
 	return $bad
 }
 
+# sc_mc_case WANT OUT RCFILE [TRACE...]: one run of the seed's multicast
+# decision (ub-test-mc, ub-test-mc-drv; OUT its output, RCFILE its exit
+# status, TRACE its CUSHIM_LOG=trace logs). In every case no cuMulticast*
+# function reached the driver. WANT says what else must hold:
+#   fallback        exit 0; each of the five entry points proven missing by
+#                   the driver's answer (status 1 SYMBOL_NOT_FOUND or 2
+#                   VERSION_NOT_SUFFICIENT), the fallback said, and a result
+#                   ("] ok "); the trace shows the lookup of cuMulticastCreate
+#   probe-fallback  the same for --mc-probe, which runs no collective
+#   offered         exit non-zero, refusing because the driver offers one
+#   lookup-failed   exit non-zero, refusing because a lookup failed otherwise
+#   runtime         exit non-zero, the runtime refusing the driver by name
+#                   (cudaErrorInsufficientDriver), before any decision
+sc_mc_case() {
+	mc_want=$1 mc_out=$2 mc_rc=$(cat "$3" 2>/dev/null)
+	shift 3
+	mc_bad=0
+	if [ ! -s "$mc_out" ] || [ -z "$mc_rc" ]; then
+		echo "check: the multicast run left no output or no exit status"
+		return 1
+	fi
+	case $mc_want in
+	fallback | probe-fallback)
+		[ "$mc_rc" = 0 ] || { echo "check: the multicast run exited $mc_rc, not 0"; mc_bad=1; }
+		for mc_f in cuMulticastGetGranularity cuMulticastCreate cuMulticastAddDevice cuMulticastBindMem \
+			cuMulticastUnbind; do
+			grep -q "multicast: $mc_f is missing (.*, status [12] \(SYMBOL_NOT_FOUND\|VERSION_NOT_SUFFICIENT\))" \
+				"$mc_out" || { echo "check: no driver answer proves $mc_f missing"; mc_bad=1; }
+		done
+		grep -q 'falling back to the unicast path' "$mc_out" || { echo "check: no fallback said"; mc_bad=1; }
+		if [ "$mc_want" = fallback ] && ! grep -q '\] ok ' "$mc_out"; then
+			echo "check: the fallback run reported no result"
+			mc_bad=1
+		fi
+		if ! sc_trace_calls "$mc_out.calls" "$@"; then
+			mc_bad=1
+		elif ! grep -q 'cuGetProcAddress_v2(symbol="cuMulticastCreate"' "$@"; then
+			echo "check: the trace shows no lookup of cuMulticastCreate"
+			mc_bad=1
+		fi ;;
+	offered | lookup-failed)
+		mc_why="is offered by the driver"
+		[ "$mc_want" = lookup-failed ] && mc_why="could not be looked up"
+		[ "$mc_rc" != 0 ] || { echo "check: the multicast run passed; it had to refuse"; mc_bad=1; }
+		grep -q "multicast: REFUSING to run: cuMulticast[A-Za-z]* $mc_why" "$mc_out" ||
+			{ echo "check: no refusal because a multicast entry point $mc_why"; mc_bad=1; } ;;
+	runtime)
+		[ "$mc_rc" != 0 ] || { echo "check: the multicast run passed; the runtime had to refuse the driver"; mc_bad=1; }
+		case $(grep '^rtroute: ' "$mc_out" | head -n 1) in
+		*") returned cudaErrorInsufficientDriver (35), status "*) ;;
+		*) echo "check: the run did not fail by the runtime refusing the driver (cudaErrorInsufficientDriver)"
+			mc_bad=1 ;;
+		esac ;;
+	*) echo "check: sc_mc_case: no such case $mc_want"; return 1 ;;
+	esac
+	if [ "$mc_want" != fallback ] && [ "$mc_want" != probe-fallback ] &&
+		grep -q 'falling back to the unicast path' "$mc_out"; then
+		echo "check: the run fell back to unicast; it had to refuse"
+		mc_bad=1
+	fi
+	# (the fallback cases demanded a trace above; a refused run may leave none)
+	if sc_trace_calls "$mc_out.calls" "$@" >/dev/null 2>&1; then
+		sc_no_multicast "$mc_out.calls" || mc_bad=1
+	fi
+	return $mc_bad
+}
+
+# sc_undefined PROGRAM: the names of PROGRAM's undefined dynamic symbols, one
+# a line, read by nm, or by readelf where there is no nm; neither: fails.
+sc_undefined() {
+	if command -v nm >/dev/null 2>&1; then
+		nm -D --undefined-only "$1" | awk '{ n = $NF; sub(/@.*/, "", n); print n }'
+	elif command -v readelf >/dev/null 2>&1; then
+		readelf -W --dyn-syms "$1" | awk '$7 == "UND" && $8 != "" { sub(/@.*/, "", $8); print $8 }'
+	else
+		echo "check: neither nm nor readelf here to read the imports of $1" >&2
+		return 1
+	fi
+}
+
 # sc_links_no_driver PROGRAM: a runtime-route program imports no cu* symbol,
 # so that every driver call it makes went through the runtime's entry points.
+# Its imports must be readable, and must name at least one function.
 sc_links_no_driver() {
-	if ! command -v nm >/dev/null 2>&1; then
-		echo "check: no nm here; not checking the imports of $1"
-		return 0
+	if ! sc_imports=$(sc_undefined "$1" 2>&1) || [ -z "$sc_imports" ]; then
+		echo "check: cannot read the imports of $1${sc_imports:+: $sc_imports}"
+		return 1
 	fi
-	if nm -D --undefined-only "$1" | grep -q ' cu[A-Z]'; then
+	if printf '%s\n' "$sc_imports" | grep -q '^cu[A-Z]'; then
 		echo "check: $1 imports driver functions:"
-		nm -D --undefined-only "$1" | grep ' cu[A-Z]' | head -n 5
+		printf '%s\n' "$sc_imports" | grep '^cu[A-Z]' | head -n 5
 		return 1
 	fi
 }

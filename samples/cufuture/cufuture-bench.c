@@ -198,7 +198,7 @@ static void bench_waiter(CUdeviceptr x)
 
 /* 3. then chains of CHAIN host callbacks, and of CHAIN GPU adds, each kind
  * for a second on stream B; 1 when a chain fails. */
-static int bench_chains(CUdeviceptr x, CUstream B)
+static int bench_chains(CUdeviceptr x, CUstream B, int *gpu_chains)
 {
 	double t, el;
 	int n;
@@ -214,23 +214,32 @@ static int bench_chains(CUdeviceptr x, CUstream B)
 			}
 			n++;
 		} while ((el = now() - t) < 1.0);
+		if (gpu)
+			*gpu_chains = n;
 		printf("%s then_chain%d_%s_per_s %.1f chains/s\n", label, CHAIN, gpu ? "gpu" : "host", n / el);
 		printf("%s then_%s_per_s %.0f then/s\n", label, gpu ? "gpu" : "host", n * CHAIN / el);
 	}
 	return 0;
 }
 
-/* Every GPU chain added CHAIN to each element of x: the elements must agree
- * and be a multiple of CHAIN; 1 when they are not. */
-static int check_additions(CUdeviceptr x)
+/* x was filled with CUFK_AT(0, i) and every one of the gpu_chains GPU chains
+ * added CHAIN to each element: each must be exactly CUFK_AT(CHAIN * gpu_chains,
+ * i); 1, naming the first that is not, when they are not. */
+static int check_additions(CUdeviceptr x, int gpu_chains)
 {
-	cuCtxSynchronize();
-	int h[NELEM];
-	cuMemcpyDtoH(h, x, sizeof h);
-	if (h[0] != h[NELEM - 1] || h[0] % CHAIN) {
-		fprintf(stderr, "cufuture-bench: GPU chains lost additions (%d)\n", h[0]);
+	static int h[NELEM];
+	int want = CHAIN * gpu_chains;
+
+	if (cuCtxSynchronize() != CUDA_SUCCESS || cuMemcpyDtoH(h, x, sizeof h) != CUDA_SUCCESS) {
+		fprintf(stderr, "cufuture-bench: cannot read the chains' buffer back\n");
 		return 1;
 	}
+	for (int i = 0; i < NELEM; i++)
+		if (h[i] != CUFK_AT(want, i)) {
+			fprintf(stderr, "cufuture-bench: MISMATCH: element %d is %d after %d GPU chains, expected %d\n", i,
+				h[i], gpu_chains, CUFK_AT(want, i));
+			return 1;
+		}
 	return 0;
 }
 
@@ -238,7 +247,7 @@ int main(int argc, char **argv)
 {
 	CUstream A = NULL, B = NULL;
 	CUdeviceptr x = 0;
-	int rc;
+	int rc, gpu_chains = 0;
 
 	if (argc > 1)
 		label = argv[1];
@@ -248,7 +257,7 @@ int main(int argc, char **argv)
 	cufuture_set_current_stream(A);
 	bench_callback(x);
 	bench_waiter(x);
-	if (bench_chains(x, B) || check_additions(x))
+	if (bench_chains(x, B, &gpu_chains) || check_additions(x, gpu_chains))
 		return 1;
 	printf("%s optional_call %s -\n", label, strncmp(cufuture_optional_path(), "cuStreamGetDevice", 18) ? "fallback" : "native");
 	cuMemFree(x);

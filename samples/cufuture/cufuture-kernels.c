@@ -6,8 +6,8 @@
 
 #include <pthread.h>
 
-enum { K_SLEEP, K_FILL, K_ADD, K_COPY, K_FSCALE, NK };
-static const char *const knames[NK] = { "cuf_sleep", "cuf_fill", "cuf_add", "cuf_copy", "cuf_fscale" };
+enum { K_SLEEP, K_FILL, K_ADD, K_COPY, K_FSCALE, K_FFILL, NK };
+static const char *const knames[NK] = { "cuf_sleep", "cuf_fill", "cuf_add", "cuf_copy", "cuf_fscale", "cuf_ffill" };
 static pthread_mutex_t klock = PTHREAD_MUTEX_INITIALIZER;
 static CUmodule mods[CUFUTURE_MAX_DEVICES];
 static CUfunction fns[CUFUTURE_MAX_DEVICES][NK];
@@ -87,4 +87,9 @@ cufuture_status cufk_copy(int dev, CUstream s, CUdeviceptr dst, CUdeviceptr src,
 cufuture_status cufk_fscale(int dev, CUstream s, CUdeviceptr p, float k, size_t n)
 {
 	return launch_n(dev, K_FSCALE, s, &p, &k, n);
+}
+
+cufuture_status cufk_ffill(int dev, CUstream s, CUdeviceptr p, float v, size_t n)
+{
+	return launch_n(dev, K_FFILL, s, &p, &v, n);
 }

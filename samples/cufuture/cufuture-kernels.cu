@@ -17,10 +17,20 @@ extern "C" __global__ void cuf_sleep(unsigned long long ns)
 	} while (t - t0 < ns);
 }
 
+// Index-dependent data, so that an element read from the wrong place is
+// caught: p[i] = CUFK_AT(v, i) (cufuture-kernels.h).
 extern "C" __global__ void cuf_fill(int *p, int v, size_t n)
 {
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-		p[i] = v;
+		p[i] = (int)((unsigned)v + 3u * (unsigned)i);
+}
+
+// p[i] = v * (1 + i % 1024): index-dependent floats that stay exact when
+// scaled by small powers of two and by 10.
+extern "C" __global__ void cuf_ffill(float *p, float v, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+		p[i] = v * (float)(1 + i % 1024);
 }
 
 extern "C" __global__ void cuf_add(int *p, int v, size_t n)

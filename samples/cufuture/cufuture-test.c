@@ -120,11 +120,12 @@ static CUresult read_on(int dev, CUstream s, CUdeviceptr p, void *h, size_t byte
 	return r;
 }
 
-/* -1 when all of p[0..n) == v, else the first index that differs. */
+/* -1 when p[0..n) holds what cufk_fill(v) wrote (CUFK_AT(v, i) at i), else
+ * the first index that differs. */
 static long bad_index(const int *p, size_t n, int v)
 {
 	for (size_t i = 0; i < n; i++)
-		if (p[i] != v)
+		if (p[i] != CUFK_AT(v, i))
 			return (long)i;
 	return -1;
 }
@@ -139,7 +140,8 @@ static int *hbuf(void)
 }
 
 #define EXPECT_ALL(h, v, what) do { long i_ = bad_index((h), N, (v)); \
-	CHECK(i_ < 0, "%s: element %ld is %d, expected %d", (what), i_, i_ < 0 ? 0 : (h)[i_], (v)); } while (0)
+	CHECK(i_ < 0, "%s: element %ld is %d, expected %d", (what), i_, i_ < 0 ? 0 : (h)[i_], \
+	      i_ < 0 ? 0 : CUFK_AT((v), i_)); } while (0)
 /* A step that is a helper below: its failure has already set why. */
 #define TRY(step) do { if ((step) != 0) return 1; } while (0)
 
@@ -164,6 +166,16 @@ static int consume(cufuture *f, CUstream s, CUdeviceptr x, int v, const char *wh
 	CU(read_on(0, s, x, h, BYTES));
 	EXPECT_ALL(h, v, what);
 	return 0;
+}
+
+/* Blocks the host until f is complete (a host flag: no stream waits on its
+ * events), 10 s at most. */
+static void block_on(cufuture *f)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	for (int i = 0; i < 10000 && !cufuture_completed(f); i++)
+		nanosleep(&ms, NULL);
 }
 
 /* The end of a test on cuda:0: no current stream, then child c and future f
@@ -958,11 +970,12 @@ static int t_then_hook(void)
 	CUstream A = mkstream(0), B = mkstream(0);
 	CUdeviceptr x = dalloc(0, BYTES);
 	float ten = 10.0f, half = 0.5f, *h = (float *)hbuf();
-	union { float f; int i; } quarter = { 0.25f };
 	cufuture *f, *c1, *c2;
 	int d0 = 0;
 
-	TRY(produce(A, SLEEP_HALF / 2, x, quarter.i));
+	OK(cufuture_set_current_stream(A));
+	OK(cufk_sleep(0, A, SLEEP_HALF / 2));
+	OK(cufk_ffill(0, A, x, 0.25f, N));
 	OK(cufuture_create(&f, &d0, 1));
 	OK(cufuture_then(f, then_scale, &ten, &c1));
 	OK(cufuture_then(c1, then_scale, &half, &c2));
@@ -971,7 +984,8 @@ static int t_then_hook(void)
 	OK(cufuture_wait_and_throw(c2));
 	CU(read_on(0, B, x, h, BYTES));
 	for (size_t i = 0; i < N; i++)
-		CHECK(h[i] == 1.25f, "element %zu is %g, expected 1.25", i, (double)h[i]);
+		CHECK(h[i] == 1.25f * (float)(1 + i % 1024), "element %zu is %g, expected %g", i, (double)h[i],
+		      1.25 * (double)(1 + i % 1024));
 	cufuture_release(c2);
 	return finish(f, c1, x, 0, A, B);
 }
@@ -1157,61 +1171,217 @@ static int t_host_func_race(void)
 	return 0;
 }
 
-/* A value spanning two devices, completed with cuda:1 current: one event per
- * device, the callback on a fresh stream of each with cuda:1 current. */
+/* Upstream's "restore the current device in callbacks" on two devices: a
+ * value on cuda:1 completed with cuda:0 current. One event, on cuda:1; each
+ * callback runs with cuda:0 current (the completion-time device, whatever the
+ * caller's) on fresh pool streams, and the caller's device and current
+ * streams come back afterwards. with_data: the producer fills the value on
+ * cuda:1 and the callbacks copy it on their cuda:1 streams, read back after. */
+struct two_seen {
+	CUstream stream0, stream1;
+	int device;
+	CUdeviceptr src, dst;
+	int copied;
+};
+
 static int cb_two(cufuture *f, void *arg, char *err, size_t len)
 {
-	struct seen *s = arg;
+	struct two_seen *s = arg;
 
 	s->device = cufuture_current_device();
-	s->stream = cufuture_current_stream(0);
+	s->stream0 = cufuture_current_stream(0);
 	s->stream1 = cufuture_current_stream(1);
+	s->copied = !s->dst || cufk_copy(1, s->stream1, s->dst, s->src, N) == CUFUTURE_OK;
 	return 0;
 }
 
-static int t_two_device_value(void)
+/* The inline callback, added by a caller with cuda:1 current and B1 its
+ * current stream there: it must see cuda:0, and the caller get cuda:1 and B1
+ * back. */
+static int two_inline(cufuture *f, struct two_seen *q, struct two_seen *in, CUstream B1)
 {
-	CUstream A0, A1, B0, B1;
-	CUdeviceptr x0, x1;
-	struct seen s;
+	OK(cufuture_set_device(1));
+	OK(cufuture_set_current_stream(B1));
+	OK(cufuture_add_callback(f, cb_two, in));
+	CHECK(in->device == 0, "the inline callback ran with cuda:%d current, not cuda:0 (current at completion)",
+	      in->device);
+	CHECK(cufuture_current_device() == 1, "the caller's cuda:1 was not restored (cuda:%d current)",
+	      cufuture_current_device());
+	CHECK(cufuture_current_stream(1) == B1, "the caller's current stream on cuda:1 was not restored");
+	CHECK(in->stream1 && in->stream1 != B1 && in->stream1 != q->stream1,
+	      "the inline callback did not get a fresh stream on cuda:1");
+	CHECK(in->copied, "the inline callback's copy failed");
+	return 0;
+}
+
+static int two_device(int with_data)
+{
+	CUstream A1, B1;
+	CUdeviceptr x1, y1 = 0, z1 = 0;
+	struct two_seen q, in;
 	cufuture *f;
 	int *h = hbuf(), devs[] = { 0, 1 };
 
 	if (ngpus < 2)
 		return snprintf(why, sizeof why, "needs 2 GPUs (%d here)", ngpus), 77;
-	A0 = mkstream(0), A1 = mkstream(1), B0 = mkstream(0), B1 = mkstream(1);
-	x0 = dalloc(0, BYTES), x1 = dalloc(1, BYTES);
-	memset(&s, 0, sizeof s);
-	OK(cufuture_set_current_stream(A0));
+	A1 = mkstream(1), B1 = mkstream(1);
+	x1 = dalloc(1, BYTES);
+	if (with_data)
+		y1 = dalloc(1, BYTES), z1 = dalloc(1, BYTES);
+	CHECK(A1 && B1 && x1 && (!with_data || (y1 && z1)), "setup on cuda:1 failed");
+	memset(&q, 0, sizeof q), memset(&in, 0, sizeof in);
+	q.src = in.src = x1, q.dst = y1, in.dst = z1;
 	OK(cufuture_set_current_stream(A1));
-	OK(cufk_sleep(0, A0, SLEEP_HALF / 2));
-	OK(cufk_fill(0, A0, x0, 20, N));
-	OK(cufk_sleep(1, A1, SLEEP_HALF / 2));
-	OK(cufk_fill(1, A1, x1, 21, N));
+	if (with_data) {
+		OK(cufk_sleep(1, A1, SLEEP_HALF / 2));
+		OK(cufk_fill(1, A1, x1, 21, N));
+	}
 	OK(cufuture_create(&f, devs, 2));
-	OK(cufuture_add_callback(f, cb_two, &s));
-	OK(cufuture_set_device(1));
-	OK(cufuture_mark_completed(f, NULL, (CUdeviceptr[]){ x0, x1 }, 2));
-	CHECK(cufuture_event(f, 0) && cufuture_event(f, 1), "not one event per device");
-	CHECK(s.device == 1, "the callback saw cuda:%d current, not cuda:1", s.device);
-	CHECK(s.stream && s.stream != A0 && s.stream1 && s.stream1 != A1,
-	      "the callback did not get a fresh stream on each device");
-	OK(cufuture_set_current_stream(B0));
-	OK(cufuture_set_current_stream(B1));
-	OK(cufuture_wait_and_throw(f));
-	CU(read_on(0, B0, x0, h, BYTES));
-	EXPECT_ALL(h, 20, "cuda:0's part");
-	CU(read_on(1, B1, x1, h, BYTES));
-	EXPECT_ALL(h, 21, "cuda:1's part");
-	cufuture_set_device(1);
+	OK(cufuture_add_callback(f, cb_two, &q));
+	OK(cufuture_set_device(0));
+	OK(cufuture_mark_completed(f, NULL, &x1, 1));
+	CHECK(cufuture_event(f, 1) && !cufuture_event(f, 0), "not one event, on cuda:1 alone");
+	CHECK(q.device == 0, "the queued callback ran with cuda:%d current, not cuda:0 (current at completion)",
+	      q.device);
+	CHECK(q.stream0 && q.stream1 && q.stream1 != A1, "the queued callback did not get fresh streams");
+	CHECK(q.copied, "the queued callback's copy failed");
+	CHECK(cufuture_current_device() == 0 && cufuture_current_stream(1) == A1,
+	      "the completing thread's device or current stream was not restored");
+	TRY(two_inline(f, &q, &in, B1));
+	printf("# two_device%s: a value on cuda:1 completed with cuda:0 current: one event, on cuda:1; the queued "
+	       "callback and an inline one added with cuda:1 current both ran with cuda:0 current on fresh cuda:1 "
+	       "streams; the caller's cuda:1 and its stream were restored\n", with_data ? "_value" : "_restore");
+	if (with_data) {
+		OK(cufuture_wait_and_throw(f)); /* B1 is current on cuda:1 */
+		CU(read_on(1, B1, x1, h, BYTES));
+		EXPECT_ALL(h, 21, "cuda:1's value");
+		devsync(1);
+		CU(read_on(1, B1, y1, h, BYTES));
+		EXPECT_ALL(h, 21, "the queued callback's copy");
+		CU(read_on(1, B1, z1, h, BYTES));
+		EXPECT_ALL(h, 21, "the inline callback's copy");
+	}
 	cufuture_set_current_stream(NULL);
 	cufuture_set_device(0);
-	cufuture_set_current_stream(NULL);
 	cufuture_release(f);
-	dfree(0, x0);
 	dfree(1, x1);
-	rmstream(A0), rmstream(A1), rmstream(B0), rmstream(B1);
+	if (with_data)
+		dfree(1, y1), dfree(1, z1);
+	rmstream(A1), rmstream(B1);
 	return 0;
+}
+
+/* The device logic alone, no kernel and no data: runs on the fake driver's
+ * two devices (FAKE_DEVICES=2) as on two GPUs. */
+static int t_two_device_restore(void)
+{
+	return two_device(0);
+}
+
+static int t_two_device_value(void)
+{
+	return two_device(1);
+}
+
+/* Completion from another thread, as upstream's markCompleted: the events go
+ * on the completing thread's current streams, so that thread must make them
+ * follow the producer. Here it makes its own stream wait on an event the
+ * producer recorded, and completes while the producer is still sleeping on
+ * its stream; and a host function completes a second future after the
+ * producer's fill while the producer's stream still has work queued. In both,
+ * a queued callback's copy and a wait on another stream must see the data. */
+struct xdone {
+	cufuture *f;
+	CUdeviceptr x;
+	CUevent produced;
+	CUstream own;
+	CUresult at_mark;
+	int ok;
+};
+
+static void *complete_elsewhere(void *arg)
+{
+	struct xdone *c = arg;
+
+	c->own = mkstream(0);
+	c->ok = c->own && cufuture_set_device(0) == CUFUTURE_OK &&
+		cuStreamWaitEvent(c->own, c->produced, 0) == CUDA_SUCCESS &&
+		cufuture_set_current_stream(c->own) == CUFUTURE_OK &&
+		cufuture_mark_completed(c->f, NULL, &c->x, 1) == CUFUTURE_OK;
+	c->at_mark = c->ok ? cuEventQuery(cufuture_event(c->f, 0)) : CUDA_ERROR_UNKNOWN;
+	cufuture_set_current_stream(NULL);
+	return NULL;
+}
+
+/* The same check for both: the callback's copy (s) and a read of x after a
+ * wait on B hold the producer's data v. */
+static int cross_check(cufuture *f, struct seen *s, CUstream A, CUstream B, CUdeviceptr x, int v, const char *how)
+{
+	int *h = hbuf();
+	char what[96];
+
+	CHECK(s->copied && s->stream != A && s->stream != B, "%s: the callback did not copy on a fresh stream", how);
+	OK(cufuture_set_current_stream(B));
+	OK(cufuture_wait_and_throw(f));
+	CU(read_on(0, B, x, h, BYTES));
+	snprintf(what, sizeof what, "%s: read after wait", how);
+	EXPECT_ALL(h, v, what);
+	devsync(0);
+	CU(read_on(0, B, s->dst, h, BYTES));
+	snprintf(what, sizeof what, "%s: the callback's copy", how);
+	EXPECT_ALL(h, v, what);
+	cufuture_set_current_stream(NULL);
+	return 0;
+}
+
+static int t_cross_thread_completion(void)
+{
+	CUstream A = mkstream(0), B = mkstream(0);
+	CUdeviceptr x = dalloc(0, BYTES), x2 = dalloc(0, BYTES);
+	struct seen s, s2;
+	struct xdone c;
+	pthread_t t;
+	cufuture *f2;
+	int d0 = 0;
+	CUresult later;
+
+	memset(&s, 0, sizeof s), memset(&s2, 0, sizeof s2), memset(&c, 0, sizeof c);
+	s.src = x, s.dst = dalloc(0, BYTES), s2.src = x2, s2.dst = dalloc(0, BYTES);
+	CHECK(A && B && x && x2 && s.dst && s2.dst, "setup failed");
+	/* another thread, the producer still running */
+	TRY(produce(A, SLEEP_HALF, x, 13));
+	CU(cuEventCreate(&c.produced, CU_EVENT_DISABLE_TIMING));
+	CU(cuEventRecord(c.produced, A));
+	OK(cufuture_create(&c.f, &d0, 1));
+	c.x = x;
+	OK(cufuture_add_callback(c.f, cb_record, &s));
+	CHECK(pthread_create(&t, NULL, complete_elsewhere, &c) == 0, "pthread_create failed");
+	pthread_join(t, NULL);
+	CHECK(c.ok, "completing on another thread failed: %s", cufuture_last_error());
+	CHECK(c.at_mark == CUDA_ERROR_NOT_READY, "the producer finished before the completion (%d): proves nothing",
+	      (int)c.at_mark);
+	CHECK(!pthread_equal(s.thread, pthread_self()), "the callback did not run on the completing thread");
+	TRY(cross_check(c.f, &s, A, B, x, 13, "another thread"));
+	/* a host function, the producer's stream still busy after it */
+	OK(cufuture_set_current_stream(A));
+	OK(cufk_sleep(0, A, SLEEP_HALF / 4));
+	OK(cufk_fill(0, A, x2, 14, N));
+	OK(cufuture_create(&f2, &d0, 1));
+	OK(cufuture_add_callback(f2, cb_record, &s2));
+	OK(cufuture_mark_completed_after(f2, A, NULL, &x2, 1));
+	OK(cufk_sleep(0, A, SLEEP_HALF));
+	block_on(f2);
+	later = cuStreamQuery(A);
+	CHECK(later == CUDA_ERROR_NOT_READY, "the producer's later work finished before the completion (%d)",
+	      (int)later);
+	TRY(cross_check(f2, &s2, A, B, x2, 14, "a host function"));
+	printf("# cross_thread_completion: completed on another thread with the producer running, and by a host "
+	       "function with the producer's stream still busy: callbacks and waits saw the data\n");
+	cuEventDestroy(c.produced);
+	rmstream(c.own);
+	dfree(0, s.dst), dfree(0, s2.dst);
+	cufuture_release(f2);
+	return finish(c.f, NULL, x, x2, A, B);
 }
 
 static const struct test {
@@ -1242,7 +1412,9 @@ static const struct test {
 	{ "pool_priority", t_pool_priority },
 	{ "non_cuda_buffers", t_non_cuda_buffers },
 	{ "host_func_race", t_host_func_race },
+	{ "two_device_restore", t_two_device_restore },
 	{ "two_device_value", t_two_device_value },
+	{ "cross_thread_completion", t_cross_thread_completion },
 };
 
 static int selected(int argc, char **argv, const char *name)

@@ -10,6 +10,18 @@
  *     (the legacy default stream) until cufuture_set_current_stream.
  *   - "current device": the device of the calling thread's current context;
  *     cufuture uses each device's primary context.
+ *   - completion from another thread, as upstream's markCompleted: the events
+ *     go on the completing thread's current streams, not on the producer's.
+ *     That thread must make its current stream on each data device follow
+ *     the producer's work (set the producer's stream current, or make its own
+ *     wait on an event the producer recorded) before it completes the future;
+ *     then no callback or wait sees the data early, however long the producer
+ *     still runs. A thread with no current stream records on the legacy
+ *     default stream, which does not wait for non-blocking streams.
+ *     cufuture_mark_completed_after needs none of this: its host function
+ *     runs once the producer's stream has reached it, so the completion
+ *     thread's events (on its legacy streams) follow the data, and the
+ *     producer's stream may go on with other work.
  *   - callbacks run on the thread that completes the future (or inline in
  *     cufuture_add_callback/cufuture_then when it is already complete), on a
  *     fresh stream from a per-device pool that first waits on the events,

@@ -26,3 +26,7 @@ samples_cufuture_cufuture_test_rt_CPPFLAGS = $(AM_CPPFLAGS) $(RTROUTE_CPPFLAGS)
 samples_cufuture_cufuture_test_rt_LDFLAGS = $(RTROUTE_LINKFLAGS)
 samples_cufuture_cufuture_test_rt_LDADD = $(RTROUTE_LIBS)
 endif
+# The two-device logic on the fake driver's two devices (no GPU needed).
+TESTS += samples/cufuture/cufuture-fake.sh
+EXTRA_DIST += samples/cufuture/cufuture-fake.sh
+samples/cufuture/cufuture-fake.log: $(FAKE_ALL) libcushim.la

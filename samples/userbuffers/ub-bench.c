@@ -1,6 +1,8 @@
 /* ub-bench: all-gather and reduce-scatter bus bandwidth per message size for
  * the SM and copy-engine variants, against cuMemcpyDtoD of the same bytes on
- * the same GPU. One line per measurement; "shim=yes" when libcushim is preloaded.
+ * the same GPU and, with --gpus 2 (ranks on two GPUs: the collectives go over
+ * VMM peer mappings), against cuMemcpyPeer and cuMemcpyPeerAsync from GPU 0
+ * to GPU 1 (ub-bench-peer.c), all in the same run. One line per measurement; "shim=yes" when libcushim is preloaded.
  * Message size = the whole gathered (or reduced) buffer, n chunks, as nccl-tests;
  * busbw = size * (n-1)/n / time. Exit 0, 1 on error, 77 without a GPU. */
 #include "ub.h"
@@ -189,6 +191,8 @@ static int bench_rank(struct ub_boot *b, void *arg)
 		if (!fail && ub_barrier(b) != 0)
 			fail = 1;
 		if (!fail && b->rank == 0 && memcpy_ceiling(b, o, s) != 0)
+			return -1;
+		if (!fail && b->rank == 0 && o->gpus >= 2 && ub_bench_peer(b, &d, o->shim, s, o->max, iters_for(o, s)) != 0)
 			return -1;
 		if (!fail && ub_barrier(b) != 0)
 			fail = 1;

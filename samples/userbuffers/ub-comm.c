@@ -145,13 +145,21 @@ static int dev_load(struct ub_boot *b, struct ub_dev *d)
 	return 0;
 }
 
+int ub_dev_place(struct ub_boot *b, struct ub_dev *d, int ngpus, int *clock_khz)
+{
+	int rc;
+
+	memset(d, 0, sizeof *d);
+	if ((rc = dev_pick(b, d, ngpus, clock_khz)) != 0)
+		return rc;
+	return dev_peers(b, d, ngpus);
+}
+
 int ub_dev_open(struct ub_boot *b, struct ub_dev *d, int ngpus, const char *route, double timeout_s)
 {
 	int khz = 0, rc;
 
-	memset(d, 0, sizeof *d);
-	if ((rc = dev_pick(b, d, ngpus, &khz)) != 0 || (rc = dev_peers(b, d, ngpus)) != 0 ||
-	    (rc = dev_load(b, d)) != 0)
+	if ((rc = ub_dev_place(b, d, ngpus, &khz)) != 0 || (rc = dev_load(b, d)) != 0)
 		return rc;
 	/* UB_TIMEOUT: seconds -> clock64 cycles, as TE does (1000 * clockRate_kHz * s). */
 	d->timeout_cycles = (long long)(timeout_s * 1000.0 * (khz > 0 ? khz : 2000000));
@@ -173,7 +181,7 @@ void ub_dev_close(struct ub_dev *d)
 	memset(d, 0, sizeof *d);
 }
 
-/* ---- multicast: the seed's decision, compiled only with --enable-multicast ---- */
+/* ---- multicast: the seed's decision, compiled into ub-test-mc and ub-test-mc-drv (UB_MULTICAST) ---- */
 const char *ub_mc_built(void)
 {
 #ifdef UB_MULTICAST
@@ -188,17 +196,27 @@ const char *ub_mc_built(void)
 static const char *const mc_names[] = { "cuMulticastGetGranularity", "cuMulticastCreate", "cuMulticastAddDevice",
 					"cuMulticastBindMem", "cuMulticastUnbind" };
 
+/* The driver's answer for a symbol it does not offer, by name. */
+static const char *mc_status_name(int status)
+{
+	return status == 1 ? "SYMBOL_NOT_FOUND" : status == 2 ? "VERSION_NOT_SUFFICIENT" : status == 0 ? "SUCCESS" : "none";
+}
+
 /* Asks the build's route for one multicast entry point: 1 when the driver
- * offers it, 0 when it is proven missing (a successful lookup that names it
- * absent or too new), -1 when the lookup itself failed; `why` says which. */
+ * offers it, 0 when the driver's answer proves it missing (no pointer and the
+ * query status SYMBOL_NOT_FOUND or VERSION_NOT_SUFFICIENT), -1 when the lookup
+ * failed otherwise; `why` says which, naming the status. The runtime passes
+ * the driver's status on; it may report a symbol not found as its result
+ * (cudaErrorSymbolNotFound) as well as by the status. */
 static int mc_lookup(const char *name, char *why, size_t len)
 {
-	int result, status;
+	int result, status, ok_result;
 	void *fn = NULL;
 #ifdef RTROUTE
 	fn = rtroute_probe(name, &result, &status);
-	snprintf(why, len, "cudaGetDriverEntryPointByVersion(%s, %d): %s, status %d", name, rtroute_pin(),
-		 rtroute_error_name(result), status);
+	ok_result = result == 0 || result == 500; /* cudaSuccess, cudaErrorSymbolNotFound */
+	snprintf(why, len, "cudaGetDriverEntryPointByVersion(%s, %d): %s, status %d %s", name, rtroute_pin(),
+		 rtroute_error_name(result), status, mc_status_name(status));
 #else
 	/* The driver route at TE's 12010, or the driver's own version when older. */
 	CUdriverProcAddressQueryResult q = (CUdriverProcAddressQueryResult)-1;
@@ -208,11 +226,13 @@ static int mc_lookup(const char *name, char *why, size_t len)
 		pin = dv;
 	result = (int)cuGetProcAddress(name, &fn, pin, CU_GET_PROC_ADDRESS_DEFAULT, &q);
 	status = (int)q;
-	snprintf(why, len, "cuGetProcAddress(%s, %d): %s, status %d", name, pin, ub_err((CUresult)result), status);
+	ok_result = result == 0;
+	snprintf(why, len, "cuGetProcAddress(%s, %d): %s, status %d %s", name, pin, ub_err((CUresult)result), status,
+		 mc_status_name(status));
 #endif
 	if (result == 0 && fn && status == 0)
 		return 1;
-	return result == 0 && !fn && (status == 1 || status == 2) ? 0 : -1;
+	return ok_result && !fn && (status == 1 || status == 2) ? 0 : -1;
 }
 
 /* 0 when every multicast entry point is missing; else -1, saying which is not. */
@@ -223,9 +243,9 @@ static int mc_all_missing(struct ub_boot *b, int verbose)
 	for (size_t i = 0; i < sizeof mc_names / sizeof *mc_names; i++) {
 		int r = mc_lookup(mc_names[i], why, sizeof why);
 		if (r != 0) {
-			ub_log(b, "multicast: REFUSING to run: %s %s (%s). This build has the multicast path compiled "
-				  "in; run it only under cushim with CUSHIM_HIDE='cuMulticast*' or "
-				  "CUSHIM_DRIVER_VERSION=12.0, never on a shared GPU machine's real driver",
+			ub_log(b, "multicast: REFUSING to run: %s %s (%s). This build asks for the multicast entry "
+				  "points; run it only where the driver lacks them: under cushim with "
+				  "CUSHIM_HIDE='cuMulticast*', or an emulated CUSHIM_DRIVER_VERSION=12.0",
 			       mc_names[i], r > 0 ? "is offered by the driver" : "could not be looked up", why);
 			return -1;
 		}
@@ -260,8 +280,27 @@ int ub_mc_setup(struct ub_comm *c, int requested)
 	ub_log(c->b, "multicast: the driver offers no multicast entry points; falling back to the unicast path");
 	return 1;
 #else
-	ub_log(c->b, "multicast: requested but not built (configure --enable-multicast); falling back to the "
-		     "unicast path");
+	ub_log(c->b, "multicast: requested, but this program has no multicast decision (ub-test-mc has); "
+		     "falling back to the unicast path");
+	return 1;
+#endif
+}
+
+int ub_mc_probe(void)
+{
+#ifdef UB_MULTICAST
+	CUresult rc = cuInit(0);
+
+	if (rc != CUDA_SUCCESS) {
+		ub_log(NULL, "multicast probe: cuInit failed: %s", ub_err(rc));
+		return 1;
+	}
+	if (mc_all_missing(NULL, 1) != 0)
+		return 1;
+	ub_log(NULL, "multicast: the driver offers no multicast entry points; falling back to the unicast path");
+	return 0;
+#else
+	ub_log(NULL, "multicast probe: this program has no multicast decision (ub-test-mc has)");
 	return 1;
 #endif
 }

@@ -273,10 +273,11 @@ __global__ void ub_sleep(unsigned long long ns)
 }
 
 /* memMapIPCDrv's kernel: fill a buffer with one int. */
-__global__ void ub_fill_i32(int *p, int v, size_t n)
+// memmap's writes: word i of rank r's data is ub_memmap_word(r, i) (ub-layout.h).
+__global__ void ub_fill_i32(int *p, int r, size_t n)
 {
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-		p[i] = v;
+		p[i] = ub_memmap_word(r, i);
 }
 
 } /* extern "C" */

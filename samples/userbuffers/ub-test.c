@@ -24,9 +24,9 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: ub-test [--ranks N] [--gpus G]\n"
-		"               [--mode all|ag|rs|ring|ce-ag|ce-rs|ce-ring|burst|timeout|memmap]\n"
+		"               [--mode all|ag|rs|ring|ce-ag|ce-rs|ce-ring|burst|timeout|memmap|place]\n"
 		"               [--dtype bf16|fp16] [--iters K] [--elems E] [--route direct|proc] [--cycles C]\n"
-		"               [--timeout S] [--withhold R] [--multicast] [--corrupt] [--no-memcheck] [--features]\n");
+		"               [--timeout S] [--withhold R] [--multicast] [--corrupt] [--no-memcheck] [--features] [--mc-probe]\n");
 	exit(1);
 }
 
@@ -415,7 +415,8 @@ static int memmap_map(struct ub_boot *b, struct ub_dev *d, size_t size, const CU
 	return 0;
 }
 
-/* The staggered writes: in step i rank me fills buffer (i+me)%n with me, then
+/* The staggered writes: in step i rank me fills buffer (i+me)%n with its data
+ * (word k: ub_memmap_word(me, k)), then
  * every rank waits for the others (--corrupt: the last rank skips its last
  * write). 0, 1 or -1 (a driver call failed). */
 static int memmap_fill(struct ub_boot *b, struct ub_dev *d, const struct opts *o, CUdeviceptr base, size_t size,
@@ -438,8 +439,8 @@ static int memmap_fill(struct ub_boot *b, struct ub_dev *d, const struct opts *o
 	return 0;
 }
 
-/* Counts into *pbad the words of my own buffer that do not hold (me+1)%n,
- * logging the first. 0, 1 (no host memory) or -1 (a driver call failed). */
+/* Counts into *pbad the words of my own buffer that do not hold rank
+ * (me+1)%n's data (word k: ub_memmap_word((me+1)%n, k)), logging the first. 0, 1 (no host memory) or -1 (a driver call failed). */
 static int memmap_check(struct ub_boot *b, CUdeviceptr base, size_t size, size_t words, long *pbad)
 {
 	int n = b->n, me = b->rank;
@@ -450,8 +451,9 @@ static int memmap_check(struct ub_boot *b, CUdeviceptr base, size_t size, size_t
 		return 1;
 	UB_CU(b, cuMemcpyDtoH(host, base + (CUdeviceptr)(size * (size_t)me), size));
 	for (size_t i = 0; i < words; i++)
-		if (host[i] != (me + 1) % n && bad++ == 0)
-			ub_log(b, "MISMATCH memmap: buffer %d word %zu is %d, wanted %d", me, i, host[i], (me + 1) % n);
+		if (host[i] != ub_memmap_word((me + 1) % n, i) && bad++ == 0)
+			ub_log(b, "MISMATCH memmap: buffer %d word %zu is %d, wanted %d (rank %d's word)", me, i, host[i],
+			       ub_memmap_word((me + 1) % n, i), (me + 1) % n);
 	free(host);
 	*pbad = bad;
 	return 0;
@@ -486,7 +488,7 @@ static int run_memmap(struct ub_boot *b, struct ub_dev *d, const struct opts *o)
 	if (bad)
 		ub_log(b, "FAIL memmap: %ld words wrong", bad);
 	else if (me == 0)
-		ub_log(b, "ok memmap: %d ranks, every buffer holds (id+1)%%n", n);
+		ub_log(b, "ok memmap: %d ranks, every buffer holds rank (id+1)%%n's index-dependent words", n);
 	return bad ? 1 : 0;
 }
 
@@ -572,11 +574,30 @@ static int check_baseline(struct ub_boot *b, const struct opts *o, int fd0, size
 	return fail;
 }
 
+/* --mode place: where the ranks go on the GPUs and whether each reaches the
+ * others, with nothing loaded (it runs on the fake driver's devices too). */
+static int rank_place(struct ub_boot *b, const struct opts *o)
+{
+	struct ub_dev d;
+	int khz = 0, rc = ub_dev_place(b, &d, o->gpus, &khz);
+
+	if (rc != 0)
+		return rc == 77 ? 77 : 1;
+	ub_log(b, "ok place: rank %d of %d on device %d of %d, every other device of the job reachable", b->rank,
+	       b->n, d.ordinal, o->gpus);
+	return ub_barrier(b) != 0;
+}
+
 static int rank_main(struct ub_boot *b, void *arg)
 {
 	const struct opts *o = arg;
 	struct ub_dev d;
-	int fail = 0, rc = rank_open(b, &d, o);
+	int fail = 0, rc;
+
+	if (strcmp(o->mode, "place") == 0)
+		return rank_place(b, o);
+	if ((rc = rank_open(b, &d, o)) != 0)
+		return rc;
 
 	if (rc != 0)
 		return rc;
@@ -620,8 +641,8 @@ static int *int_option(struct opts *o, const char *a)
 	return NULL;
 }
 
-/* Reads the command line into o: 1 when it asks for --features (what follows
- * is not read), else 0; a word it does not know is usage(). */
+/* Reads the command line into o: 1 when it asks for --features, 2 for
+ * --mc-probe (what follows is not read), else 0; a word it does not know is usage(). */
 static int parse_args(struct opts *o, int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
@@ -630,6 +651,8 @@ static int parse_args(struct opts *o, int argc, char **argv)
 #define ARG(name) (strcmp(a, name) == 0 && v && ++i)
 		if (strcmp(a, "--features") == 0)
 			return 1;
+		else if (strcmp(a, "--mc-probe") == 0)
+			return 2;
 		else if (strcmp(a, "--multicast") == 0)
 			o->multicast = 1;
 		else if (strcmp(a, "--corrupt") == 0)
@@ -671,9 +694,12 @@ int main(int argc, char **argv)
 	if ((t = getenv("UB_JOB_TIMEOUT")))
 		o.job_timeout = atoi(t);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (parse_args(&o, argc, argv)) {
+	switch (parse_args(&o, argc, argv)) {
+	case 1:
 		printf("multicast=%s mpi=%s\n", ub_mc_built(), ub_mpi_built());
 		return 0;
+	case 2:
+		return ub_mc_probe();
 	}
 	/* Under mpirun: the world's size and this process's rank (or a refusal). */
 	int rank = 0, mpi = ub_boot_init(&o.n, &rank);

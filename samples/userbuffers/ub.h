@@ -113,6 +113,10 @@ const char *ub_err(CUresult rc);
 		}                                                                              \
 	} while (0)
 
+/* Picks this rank's device (rank r on GPU r / ceil(n / ngpus)) and checks that
+ * it reaches every other device of the job (cuDeviceCanAccessPeer); nothing
+ * is loaded. 0, 77 (skip: too few devices, no VMM or fd handles, ...) or -1. */
+int ub_dev_place(struct ub_boot *b, struct ub_dev *d, int ngpus, int *clock_khz);
 /* Context and module for this rank on device `ordinal`. Returns 0, 77 (skip:
  * no device, no VMM or no fd handles, exclusive compute mode) or -1. */
 int ub_dev_open(struct ub_boot *b, struct ub_dev *d, int ngpus_wanted, const char *route, double timeout_s);
@@ -132,6 +136,14 @@ int ub_mc_setup(struct ub_comm *c, int requested);
  * says why it refuses to run and returns -1. Without multicast: 0, no lookups. */
 int ub_mc_guard(struct ub_boot *b);
 const char *ub_mc_built(void);
+/* ub-bench's two-GPU baselines (ub-bench-peer.c), on rank 0 (its GPU and
+ * GPU 1): cuMemcpyPeer and cuMemcpyPeerAsync of s bytes, `iters` each, one
+ * line each, the copies verified. Buffers are made for max and freed after
+ * the last size (s * 2 > max). 0, or -1 on an error or a mismatch. */
+int ub_bench_peer(struct ub_boot *b, struct ub_dev *d, const char *shim, size_t s, size_t max, int iters);
+/* --mc-probe: the decision alone, with no device (cuInit, then the lookups):
+ * 0 when every multicast entry point is proven missing, else 1. */
+int ub_mc_probe(void);
 
 /* Collectives on region `h` (n chunks of `chunk` bytes each), queued on d->stream.
  * signal=0 withholds this rank's signals (the negative test). */

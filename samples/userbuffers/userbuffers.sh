@@ -4,9 +4,9 @@
 # Then the runtime route (ub-test-rt, every driver call through
 # cudaGetDriverEntryPointByVersion as TE makes them): plain, under `cushim run
 # --masquerade`, masquerade with CUSHIM_DRIVER_VERSION=12.0 and masquerade with
-# trace, judged by samples/common/suite-checks.sh (sc_rt_checks); and, built with
-# --enable-multicast, the seed's fallback (ub-test-mc, only ever under the shim
-# with the multicast entry points hidden or emulated away).
+# trace, judged by samples/common/suite-checks.sh (sc_rt_checks); and the seed's
+# multicast decision (ub-test-mc, ub-test-mc-drv: only ever under the shim with
+# the multicast entry points hidden or emulated away; sc_mc_case).
 # SUITE_CHECK_DIR=DIR runs only the runtime-route checks, on the outputs in DIR.
 # Exit 0 pass, 1 fail, 77 skip (no GPU, or the sample not built: no nvcc).
 : "${top_builddir:=$(pwd)}" "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -135,24 +135,14 @@ if run1 memmap-corrupt.n4 1 shim --ranks 4 --mode memmap --corrupt --cycles 1; t
 	fi
 fi
 
-# The seed's scenario: multicast requested; missing or hidden, the sample falls
-# back to the unicast path and says so. A multicast build is run only under the
-# shim with cuMulticast* hidden, so that no multicast call reaches the driver.
-case "$features" in
-*multicast=yes*)
-	case ",$CUSHIM_HIDE," in
-	*,cuMulticast\**) ;;
-	*) note "userbuffers: refusing to run a multicast build without CUSHIM_HIDE='cuMulticast*'"; exit 1 ;;
-	esac
-	mc_runs="shim" ;;
-*) mc_runs="plain shim" ;;
-esac
-for how in $mc_runs; do
-	if run1 "multicast-fallback.$how" 0 "$how" --ranks 2 --multicast --mode ag --cycles 1; then
-		if grep -q 'falling back to the unicast path' "$tmp/multicast-fallback.$how.out"; then
-			result "multicast-fallback.$how" OK
+# Multicast requested of a program without the decision (ub-test): it says so
+# and runs the unicast path. The decision itself is ub-test-mc's (below).
+for how in plain shim; do
+	if run1 "multicast-requested.$how" 0 "$how" --ranks 2 --multicast --mode ag --cycles 1; then
+		if grep -q 'falling back to the unicast path' "$tmp/multicast-requested.$how.out"; then
+			result "multicast-requested.$how" OK
 		else
-			result "multicast-fallback.$how" FAIL "no fallback message"
+			result "multicast-requested.$how" FAIL "no fallback message"
 		fi
 	fi
 done
@@ -217,14 +207,19 @@ else
 	result multi-gpu.n4 SKIP "needs two GPUs; $NGPUS here"
 fi
 
-# The runtime route, four ways; then its checks (sc_rt_checks).
+# The runtime route, four ways, over every GPU there is (at most one per
+# rank), so that the two-GPU functions run where two GPUs exist; then its
+# checks (sc_rt_checks), which demand those functions only then.
 RT="$top_builddir/samples/userbuffers/ub-test-rt"
+g2=$NGPUS g4=$NGPUS
+[ "$g2" -gt 2 ] && g2=2
+[ "$g4" -gt 4 ] && g4=4
 if [ -x "$RT" ]; then
 	sc_rt_begin "$tmp"
 	for r in rt-plain rt-masq rt-masq-12.0 rt-masq-trace; do
-		sc_rt_run "$tmp" "$r" proc "$RT" --ranks 2 --dtype bf16 --route proc --iters 2 --cycles 1
-		sc_rt_run "$tmp" "$r" burst "$RT" --ranks 2 --mode burst --elems 65544 --iters 2
-		sc_rt_run "$tmp" "$r" memmap "$RT" --ranks 4 --mode memmap --cycles 1
+		sc_rt_run "$tmp" "$r" proc "$RT" --ranks 2 --gpus "$g2" --dtype bf16 --route proc --iters 2 --cycles 1
+		sc_rt_run "$tmp" "$r" burst "$RT" --ranks 2 --gpus "$g2" --mode burst --elems 65544 --iters 2
+		sc_rt_run "$tmp" "$r" memmap "$RT" --ranks 4 --gpus "$g4" --mode memmap --cycles 1
 		sed "s/^/    [$r] /" "$tmp/$r.out"
 		grep -o '\] ok [a-z-]*[ :].*' "$tmp/$r.out" >"$tmp/$r.res"
 		if [ "$(cat "$tmp/$r.rc")" = 0 ]; then
@@ -236,7 +231,7 @@ if [ -x "$RT" ]; then
 			tail -n 20 "$tmp/$r.err"
 		fi
 	done
-	if sc_links_no_driver "$RT" && sc_rt_checks "$tmp" "$top_srcdir/samples/userbuffers/ub-rtroute.h" "$NGPUS"; then
+	if sc_links_no_driver "$RT" && sc_rt_checks "$tmp" "$top_srcdir/samples/userbuffers/ub-rtroute.h" "$g2"; then
 		result runtime-route.checks OK
 	else
 		result runtime-route.checks FAIL "see the check: lines above"
@@ -246,55 +241,35 @@ else
 	result runtime-route SKIP "$RT not built"
 fi
 
-# The seed's fallback at run time: multicast compiled in (ub-test-mc), the
-# entry points hidden by cushim or above the emulated 12.0 driver. Never run
-# plain: the program would refuse, and no multicast call may reach a driver.
-MC="$top_builddir/samples/userbuffers/ub-test-mc"
-mc_case() { # NAME ENV...: one traced masquerade run of ub-test-mc
-	m_name=$1
-	shift
+# The seed's decision at run time (ub-test-mc on the runtime route, ub-test-mc-drv
+# on the driver's cuGetProcAddress): sc_mc_case judges each run. Never run
+# plain: on a real driver the programs would find multicast and refuse.
+mc_run() { # NAME PROGRAM WANT ENV...: one traced masquerade run, judged by sc_mc_case
+	m_name=$1 m_prog=$2 m_want=$3
+	shift 3
 	env "$@" CUSHIM_LOG=trace CUSHIM_LOG_FILE="$tmp/mc-trace.$m_name.%p.log" \
 		"$top_builddir/cushim" run --masquerade --lib="$SHIM" -- \
-		"$MC" --ranks 2 --multicast --mode burst --elems 65544 --iters 1 >"$tmp/mc.$m_name.out" 2>&1
-	m_rc=$?
+		"$top_builddir/samples/userbuffers/$m_prog" --ranks 2 --gpus "$g2" --multicast --mode burst \
+		--elems 65544 --iters 1 >"$tmp/mc.$m_name.out" 2>&1
+	echo $? >"$tmp/mc.$m_name.rc"
 	sed "s/^/    [mc.$m_name] /" "$tmp/mc.$m_name.out"
-	if [ $m_rc -ne 0 ]; then
-		result "multicast-fallback.$m_name" FAIL "exit $m_rc"
-	elif ! grep -q 'falling back to the unicast path' "$tmp/mc.$m_name.out" ||
-		! grep -q 'multicast: cuMulticastCreate is missing (cudaGetDriverEntryPointByVersion(cuMulticastCreate' "$tmp/mc.$m_name.out" ||
-		! grep -q '\] ok burst' "$tmp/mc.$m_name.out"; then
-		result "multicast-fallback.$m_name" FAIL "no fallback, no missing entry point named, or no result"
-	elif ! grep -q 'cuGetProcAddress_v2(symbol="cuMulticastCreate"' "$tmp"/mc-trace."$m_name".*.log; then
-		result "multicast-fallback.$m_name" FAIL "the trace shows no lookup of cuMulticastCreate"
-	elif sc_trace_calls "$tmp/mc-calls.$m_name" "$tmp"/mc-trace."$m_name".*.log &&
-		sc_no_multicast "$tmp/mc-calls.$m_name"; then
-		result "multicast-fallback.$m_name" OK
+	if sc_mc_case "$m_want" "$tmp/mc.$m_name.out" "$tmp/mc.$m_name.rc" "$tmp"/mc-trace."$m_name".*.log; then
+		result "multicast-decision.$m_name" OK
 	else
-		result "multicast-fallback.$m_name" FAIL "see the check: lines above"
+		result "multicast-decision.$m_name" FAIL "see the check: lines above"
 	fi
 }
-if [ -x "$MC" ]; then
-	case ",$CUSHIM_HIDE," in
-	*,cuMulticast\*,*) mc_case hidden CUSHIM_HIDE="$CUSHIM_HIDE" ;;
-	*) result multicast-fallback.hidden FAIL "refusing to run ub-test-mc without CUSHIM_HIDE='cuMulticast*'" ;;
-	esac
-	# Emulated away (CUSHIM_DRIVER_VERSION=12.0, nothing hidden): the sample pins
-	# the driver's 12.0, below the multicast functions' 12.1; but the program's
-	# 13.0 runtime refuses a 12.0 driver before any lookup, so it must say so.
-	env CUSHIM_HIDE= CUSHIM_DRIVER_VERSION=12.0 "$top_builddir/cushim" run --masquerade --lib="$SHIM" -- \
-		"$MC" --ranks 2 --multicast --mode ag --cycles 1 >"$tmp/mc.emulated.out" 2>&1
-	m_rc=$?
-	sed "s/^/    [mc.emulated] /" "$tmp/mc.emulated.out"
-	if [ $m_rc -ne 0 ] && grep -q '^rtroute: cannot find the driver entry point' "$tmp/mc.emulated.out"; then
-		result multicast-fallback.emulated OK
-	elif [ $m_rc -eq 0 ] && grep -q 'falling back to the unicast path' "$tmp/mc.emulated.out"; then
-		result multicast-fallback.emulated OK
-	else
-		result multicast-fallback.emulated FAIL "exit $m_rc: neither the fallback nor the runtime's refusal"
-	fi
-else
-	result multicast-fallback.runtime SKIP "ub-test-mc not built (configure --enable-multicast)"
-fi
+case ",$CUSHIM_HIDE," in
+*,cuMulticast\*,*)
+	mc_run hidden.rt ub-test-mc fallback CUSHIM_HIDE="$CUSHIM_HIDE"
+	mc_run hidden.drv ub-test-mc-drv fallback CUSHIM_HIDE="$CUSHIM_HIDE"
+	# An emulated 12.0 driver lacks the multicast functions (12.1): on the
+	# driver route its answers prove them missing; the 13.0 runtime refuses a
+	# 12.0 driver before any lookup, by name.
+	mc_run emulated.drv ub-test-mc-drv fallback CUSHIM_HIDE= CUSHIM_DRIVER_VERSION=12.0
+	mc_run emulated.rt ub-test-mc runtime CUSHIM_HIDE= CUSHIM_DRIVER_VERSION=12.0 ;;
+*) result multicast-decision FAIL "refusing to run ub-test-mc without CUSHIM_HIDE='cuMulticast*'" ;;
+esac
 
 note "userbuffers: $pass passed, $fail failed, $skip skipped${fail_names:+ (failed:$fail_names)}"
 [ $fail -eq 0 ] || exit 1

@@ -10,15 +10,33 @@ SHIM=$B/.libs/libcushim.so
 tmp=${TMPDIR:-/tmp}/cushim-bench.$$
 mkdir -p "$tmp" || exit 1
 trap 'rm -rf "$tmp"' EXIT
+failed=
+
+# ran LABEL CMD...: runs CMD; a non-zero exit (a failed run, or a benchmark's
+# data check that found a mismatch) is named at the end and fails make bench.
+ran() {
+	r_label=$1
+	shift
+	"$@"
+	r_rc=$?
+	[ $r_rc -eq 0 ] || failed="$failed $r_label(exit $r_rc)"
+}
+# bench_calls ENV...: bench-calls under ENV, its header lines dropped.
+bench_calls() {
+	env "$@" $run "$B/tests/bench/bench-calls" $GPUFLAG >"$tmp/calls.out"
+	b_rc=$?
+	grep -v '^==' "$tmp/calls.out"
+	return $b_rc
+}
 
 calls() { # calls LABEL ITERS ENV...: bench-calls with and without the shim
 	label=$1 iters=$2; shift 2
 	echo "-- $label"
-	env CUSHIM_BENCH_ITERS="$iters" CUSHIM_BENCH_MODE="$label" LD_PRELOAD="$SHIM" "$@" $run "$B/tests/bench/bench-calls" $GPUFLAG | grep -v '^=='
+	ran "bench-calls ($label)" bench_calls CUSHIM_BENCH_ITERS="$iters" CUSHIM_BENCH_MODE="$label" LD_PRELOAD="$SHIM" "$@"
 }
 suite() {
 	echo "-- without cushim (the noise floor: by name and direct both reach the driver)"
-	env CUSHIM_BENCH_ITERS=20000000 "$@" $run "$B/tests/bench/bench-calls" $GPUFLAG | grep -v '^=='
+	ran "bench-calls (plain)" bench_calls CUSHIM_BENCH_ITERS=20000000 "$@"
 	calls "forwarding (CUSHIM_LOG=warn)" 20000000 "$@"
 	calls "summary (CUSHIM_SUMMARY=FILE.json)" 5000000 CUSHIM_SUMMARY="$tmp/summary.json" "$@"
 	calls "trace to a file (CUSHIM_LOG=trace)" 100000 CUSHIM_LOG=trace CUSHIM_LOG_FILE="$tmp/trace.log" "$@"
@@ -35,9 +53,20 @@ if $run "$B/tests/gpu/have-gpu" >/dev/null 2>&1; then
 	echo "== cushim on the real driver: added ns per call"
 	GPUFLAG=--gpu
 	suite NCCL_NVLS_ENABLE=0
-	[ -x "$B/samples/cufuture/cufuture-bench" ] && top_builddir=$B top_srcdir=$top_srcdir sh "$top_srcdir/samples/cufuture/cufuture-bench.sh"
-	[ -x "$B/samples/userbuffers/ub-bench" ] && top_builddir=$B top_srcdir=$top_srcdir sh "$top_srcdir/samples/userbuffers/ub-bench.sh"
+	# The suites' benchmarks check their data and exit non-zero on a mismatch.
+	for sb in cufuture/cufuture-bench userbuffers/ub-bench; do
+		if [ -x "$B/samples/$sb" ]; then
+			ran "$sb.sh" env top_builddir="$B" top_srcdir="$top_srcdir" sh "$top_srcdir/samples/$sb.sh"
+		else
+			echo "== $sb not built (no nvcc)"
+		fi
+	done
 else
 	echo "== no GPU here: the real-driver, CUDA-future and Userbuffers benchmarks need one"
 fi
+if [ -n "$failed" ]; then
+	echo "bench: FAILED:$failed"
+	exit 1
+fi
+echo "bench: every run and data check passed"
 exit 0

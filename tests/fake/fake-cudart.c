@@ -115,6 +115,17 @@ API(int, cudaDriverGetVersion, (int *v))
 	*v = driver_version;
 	return cudaSuccess;
 }
+API(const char *, cudaGetErrorName, (int e))
+{
+	switch (e) {
+	case cudaSuccess: return "cudaSuccess";
+	case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+	case cudaErrorInitializationError: return "cudaErrorInitializationError";
+	case cudaErrorInsufficientDriver: return "cudaErrorInsufficientDriver";
+	case cudaErrorSymbolNotFound: return "cudaErrorSymbolNotFound";
+	default: return "cudaErrorUnknown";
+	}
+}
 API(int, fake_rt_version, (void)) { return RT_VERSION; }
 API(long, fake_rt_calls, (void)) { return __atomic_load_n(&ncalls, __ATOMIC_RELAXED); }
 API(long, fake_rt_refusals, (void)) { return __atomic_load_n(&nrefusals, __ATOMIC_RELAXED); }

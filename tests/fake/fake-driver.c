@@ -12,7 +12,8 @@
  * cuGetProcAddress/_v2, which answer from the oracle's rows as a real
  * driver of that level does (a name the level never had is not found at any
  * version; a version above the level's own is answered or refused by the
- * rule of src/lookup-rule.h, measured on real drivers) and log every lookup.
+ * rule of src/lookup-rule.h, measured on real drivers) and log every lookup;
+ * with FAKE_DEVICES=N, those of fake-devices.c answer with N devices.
  * No cuda.h: the fake must not share cushim's view of the API.
  *
  * Link it with -Bsymbolic, as the real driver is: the pointers it hands out
@@ -110,6 +111,9 @@ __attribute__((always_inline)) static inline void record(int i, const W w[FAKE_N
 
 #define WORDS W a0, W a1, W a2, W a3, W a4, W a5, W a6, W a7, W a8, W a9, W a10, W a11
 #define RECORD(i) record(i, (const W[FAKE_NWORDS]){ a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11 })
+
+/* ---- the device state that FAKE_DEVICES=N turns on (its specials) ---- */
+#include "fake-devices.c"
 
 /* ---- the generic exports ---- */
 #define FAKE_EXPORT(i, n, v)

@@ -28,6 +28,12 @@ import sys
 # Written by hand in fake-driver.c (they answer, not only record).
 SPECIALS = {"cuInit", "cuDriverGetVersion", "cuGetProcAddress", "cuGetProcAddress_v2",
             "cuGetErrorName", "cuGetErrorString", "cuGetExportTable"}
+# Written by hand in fake-devices.c (they answer with device state under
+# FAKE_DEVICES=N, generically without).
+SPECIALS |= {"cuDeviceGetCount", "cuDeviceGet", "cuDeviceGetAttribute", "cuDevicePrimaryCtxRetain", "cuDeviceCanAccessPeer",
+             "cuCtxSetCurrent", "cuCtxPushCurrent_v2", "cuCtxPopCurrent_v2", "cuCtxGetCurrent", "cuCtxGetDevice",
+             "cuCtxGetStreamPriorityRange", "cuStreamCreate", "cuStreamCreateWithPriority", "cuEventCreate",
+             "cuStreamGetPriority", "cuStreamGetCtx", "cuStreamGetDevice", "cuMemAlloc_v2", "cuPointerGetAttribute"}
 
 
 def main():

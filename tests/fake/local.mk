@@ -1,5 +1,6 @@
 # tests/fake: a fake libcuda.so.1 at four driver levels (11.2 has no
-# cuGetProcAddress, as real drivers before 11.3) and a fake libcudart of three
+# cuGetProcAddress, as real drivers before 11.3; FAKE_DEVICES=N gives it N
+# devices: fake-devices.c) and a fake libcudart of three
 # versions, for the tests without a GPU.  Plain
 # make rules, not libtool: each must be a file with the exact soname, in a
 # folder of its own that a test puts on LD_LIBRARY_PATH.
@@ -27,7 +28,8 @@ FAKE_CFLAGS = $(WARN_CFLAGS) -O2 -fPIC -fvisibility=hidden \
 	-Itests/fake -I$(top_srcdir)/tests/fake -I$(top_srcdir)/src
 # -Bsymbolic as the real driver: the pointers it hands out are its own.
 FAKE_LINKFLAGS = -shared -Wl,-Bsymbolic -Wl,-z,now
-FAKE_DRV_DEPS = $(top_srcdir)/src/lookup-rule.h $(top_srcdir)/tests/fake/fake-driver.c $(top_srcdir)/tests/fake/fake.h tests/fake/fake-table.h
+FAKE_DRV_DEPS = $(top_srcdir)/src/lookup-rule.h $(top_srcdir)/tests/fake/fake-driver.c \
+	$(top_srcdir)/tests/fake/fake-devices.c $(top_srcdir)/tests/fake/fake.h tests/fake/fake-table.h
 FAKE_RT_DEPS = $(top_srcdir)/tests/fake/fake-cudart.c $(top_srcdir)/tests/fake/fake.h
 
 FAKE_EXPORTS_TXT = $(top_srcdir)/tests/oracle/libcuda-580.159.04-exports.txt
@@ -73,5 +75,5 @@ $(FAKE_BAD):
 fake: $(FAKE_ALL) $(FAKE_BAD)
 .PHONY: fake
 CLEANFILES += tests/fake/fake-table.h $(FAKE_ALL) $(FAKE_BAD) $(FAKE_DRIVERS:.so.1=.so)
-EXTRA_DIST += tests/fake/genfake.py tests/fake/fake-driver.c tests/fake/fake-cudart.c tests/fake/fake.h \
-	tests/fake/no-runtime.c
+EXTRA_DIST += tests/fake/genfake.py tests/fake/fake-driver.c tests/fake/fake-devices.c tests/fake/fake-cudart.c \
+	tests/fake/fake.h tests/fake/no-runtime.c
