@@ -2,7 +2,9 @@
 # cushim stacked with an interposer that overrides dlsym and hooks the driver
 # as HAMi-core's libvgpu.so does (tests/fake/fake-vgpu.c: a memory limit from
 # CUDA_DEVICE_MEMORY_LIMIT, hooked cuLaunchKernel and cuGetProcAddress), on
-# the fake 13.0 driver.  Every configuration must give the program the
+# the fake 13.0 driver.  cuGetExportTable, which profilers, sanitizers and
+# the runtimes use, reaches the driver with the program's own arguments and
+# its answer comes back as given.  Every configuration must give the program the
 # results it gets with the interposer alone, with no recursion and no crash:
 #   cushim first       the limit holds, cushim counts every call, and each
 #                      export goes on to the interposer's function of that
@@ -66,7 +68,8 @@ one_warning() { # NAME TEXT
 LD_PRELOAD=$vgpu run_cmd alone timeout 60 $EXE_WRAPPER "$app" run
 expect_rc alone 0
 cp "$T/alone.out" "$T/alone.res"
-for k in alloc_small=0 alloc_over=2 gpa_over=2 runtime_over=2 "vgpu_alloc=4 vgpu_launch=10" driver_launch=10; do
+for k in alloc_small=0 alloc_over=2 gpa_over=2 runtime_over=2 "vgpu_alloc=4 vgpu_launch=10" driver_launch=10 \
+	"export_table=801 table=NULL args=the program's"; do
 	grep -qx "$k" "$T/alone.res" || fail "the fake interposer alone: no '$k' in $(tr '\n' ' ' <"$T/alone.res")"
 done
 
