@@ -95,22 +95,28 @@ static const char *base_name(const char *path)
 
 /* cushim first: each resolved export goes on to the next definition of its
  * name after cushim where that is the interposer's. */
-static int route_through(const struct object *x)
+static int route_through(const struct object *x, const char **first)
 {
 	struct object o;
 	int n = 0;
 
+	*first = "?";
 	for (unsigned i = 0; i < CUSHIM_NSYMS; i++) {
 		void *p;
-		if (!cushim_real[i] || cushim_syms[i].lookup_only)
+		if ((!cushim_real[i] && !cushim_hidden_real[i]) || cushim_syms[i].lookup_only)
 			continue;
 		p = cushim_dlsym(RTLD_NEXT, cushim_syms[i].name);
 		if (!object_of(p, &o) || o.base != x->base)
 			continue;
+		if (!cushim_real[i]) { /* hidden: known by what a lookup answers */
+			cushim_hidden_real[i] = p;
+			continue;
+		}
 		if (cushim_impl[i] == cushim_real[i])
 			cushim_impl[i] = p;
 		cushim_real[i] = p;
-		n++;
+		if (!n++)
+			*first = cushim_syms[i].name;
 	}
 	return n;
 }
@@ -118,19 +124,22 @@ static int route_through(const struct object *x)
 int cushim_interposer_route(const struct cushim_source *driver, int masquerade)
 {
 	struct object drv = { 0 }, x;
-	const char *self = base_name(cushim_self_path()), *first;
-	int after, n, routed = 0;
+	const char *self = base_name(cushim_self_path()), *first = "?";
+	int after, n = 0, routed;
 
 	object_of(cushim_dlsym(driver->handle, "cuInit"), &drv);
 	after = first_definer(drv.base, &x);
 	if (after < 0 || (after && !next_interposer(drv.base, &x)))
 		return 0;
-	n = count_defined(&x, &first);
 	if (after && !masquerade) {
-		routed = route_through(&x);
-		cushim_log(CUSHIM_LOG_INFO, "%s, preloaded after %s, defines %d driver functions (first: %s): cushim "
-			   "forwards %d exports through it", x.path, self, n, first, routed);
-	} else if (after) {
+		routed = route_through(&x, &first);
+		cushim_log(CUSHIM_LOG_INFO, "%s, preloaded after %s, defines %d of the driver's functions (first: %s): "
+			   "cushim forwards them through it", x.path, self, routed, first);
+		return routed;
+	}
+	if (after || !masquerade || cushim_conf.level >= CUSHIM_LOG_INFO)
+		n = count_defined(&x, &first); /* for the message alone */
+	if (after) {
 		cushim_log(CUSHIM_LOG_WARN, "%s is preloaded after %s, which is also the process's libcuda.so.1: it "
 			   "forwards to libcuda.so.1, back to cushim, so the program's own calls of the %d driver "
 			   "functions it defines (first: %s) bypass it; preload %s ahead of %s, or preload only %s "
@@ -145,5 +154,5 @@ int cushim_interposer_route(const struct cushim_source *driver, int masquerade)
 			   "or emulated); preload %s first (LD_PRELOAD=\"%s %s\") or use cushim run --masquerade",
 			   x.path, self, n, first, self, self, base_name(x.path));
 	}
-	return routed;
+	return 0;
 }
