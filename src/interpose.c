@@ -142,9 +142,9 @@ int cushim_interposer_route(const struct cushim_source *driver, int masquerade)
 	if (after) {
 		cushim_log(CUSHIM_LOG_WARN, "%s is preloaded after %s, which is also the process's libcuda.so.1: it "
 			   "forwards to libcuda.so.1, back to cushim, so the program's own calls of the %d driver "
-			   "functions it defines (first: %s) bypass it; preload %s ahead of %s, or preload only %s "
-			   "and use cushim run --masquerade", x.path, self, n, first, base_name(x.path), self,
-			   base_name(x.path));
+			   "functions it defines (first: %s) bypass it; preload %s ahead of %s (cushim run "
+			   "--masquerade does), or leave %s out of LD_PRELOAD: as libcuda.so.1 it sees every call",
+			   x.path, self, n, first, base_name(x.path), self, self);
 	} else if (masquerade) {
 		cushim_log(CUSHIM_LOG_INFO, "%s, preloaded ahead of cushim, defines %d driver functions (first: %s); "
 			   "it reaches the driver through cushim (masquerade)", x.path, n, first);

@@ -115,6 +115,15 @@ grep -qx 'version_rc=0 version=12000' "$T/masq-emul.res" || fail "masquerade: em
 run both "$SHIMLIB $vgpu" masquerade run
 one_warning both "libfakevgpu.so is preloaded after libcushim.so, which is also the process's libcuda.so.1"
 
+# Installed as HAMi-core installs it, the interposer's dlsym answers every
+# "cu..." name, whatever the handle, with its own hook: cushim is unmoved.
+FAKE_VGPU_REDIRECT=$vgpu run first-redirect "$SHIMLIB $vgpu" plain run
+same_results first-redirect
+no_warning first-redirect
+FAKE_VGPU_REDIRECT=$vgpu run masq-redirect "$vgpu" masquerade run
+same_results masq-redirect
+no_warning masq-redirect
+
 # Fork storms.
 run first-fork "$SHIMLIB $vgpu" plain fork
 grep -qx fork_children_failed=0 "$T/first-fork.res" || fail "first: fork storm: $(grep fork_ "$T/first-fork.res")"
