@@ -25,6 +25,7 @@ void *cushim_hidden_real[CUSHIM_NSYMS];
 
 static struct cushim_source driver; /* the driver, as first opened */
 static int masquerade;
+static int interposed; /* exports go on through another preloaded library */
 
 /* ---- missing exports ---- */
 static CUresult missing_rc = CUSHIM_NEWER_DRIVER;
@@ -192,7 +193,7 @@ void cushim_adopt_runtime(void)
 {
 	struct cushim_source rt;
 
-	if (masquerade || adopting || cushim_conf.cudart_none)
+	if (masquerade || interposed || adopting || cushim_conf.cudart_none)
 		return;
 	adopting = 1;
 	pthread_mutex_lock(&adopt_lock);
@@ -245,7 +246,7 @@ static const struct override {
 static void install_overrides(int tracing)
 {
 	int watching = tracing || cushim_emulating || cushim_conf.npatterns || masquerade;
-	int adopting_ok = !masquerade && !cushim_conf.cudart_none;
+	int adopting_ok = !masquerade && !interposed && !cushim_conf.cudart_none;
 
 	for (size_t k = 0; k < sizeof overrides / sizeof *overrides; k++) {
 		const struct override *o = &overrides[k];
@@ -315,6 +316,7 @@ static void bootstrap(void)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	int effective = set_versions();
 	resolve_table(effective);
+	interposed = cushim_interposer_route(&driver, masquerade);
 	int tracing = cushim_conf.level >= CUSHIM_LOG_ERRORS || cushim_conf.summary || cushim_conf.timeline;
 	install_overrides(tracing);
 	clock_gettime(CLOCK_MONOTONIC, &t2);
@@ -326,7 +328,7 @@ static void bootstrap(void)
 		   cushim_format_version(cushim_state.real_driver_version, v) : "unknown",
 		   cushim_emulating ? ", emulating CUDA " : "", cushim_emulating ? cushim_format_version(effective, w) : "",
 		   cushim_state.resolved, CUSHIM_NSYMS, cushim_state.adapted, cushim_state.missing);
-	if (!masquerade && cushim_runtime_loaded() && driver_initialised())
+	if (!masquerade && !interposed && cushim_runtime_loaded() && driver_initialised())
 		cushim_adopt_runtime(); /* a runtime the program uses initialised it already */
 }
 

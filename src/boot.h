@@ -40,6 +40,10 @@ int cushim_runtime_loaded(void);
 int cushim_is_process_driver(void);
 int cushim_open_real_driver(struct cushim_source *src);
 
+/* interpose.c: another preloaded library that defines driver functions;
+ * how many exports now go on through it */
+int cushim_interposer_route(const struct cushim_source *driver, int masquerade);
+
 /* boot.c: the driver's function behind each hidden export (CUSHIM_HIDE) */
 extern void *cushim_hidden_real[CUSHIM_NSYMS];
 

@@ -102,6 +102,9 @@ int cushim_parse_patterns(const char *s, char **out, int max, char **storage) CU
 int cushim_hidden_name(const char *name) CUSHIM_HIDDEN;
 const char *cushim_format_version(int version, char buf[16]) CUSHIM_HIDDEN;
 
+/* ---- cushim's own lookups: the C library's dlsym, never an interposer's (realdlsym.c) ---- */
+void *cushim_dlsym(void *handle, const char *name) CUSHIM_HIDDEN;
+
 /* ---- logging (log.c) ---- */
 void cushim_log(int level, const char *fmt, ...) CUSHIM_HIDDEN __attribute__((format(printf, 2, 3)));
 void cushim_log_open(void) CUSHIM_HIDDEN;

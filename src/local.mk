@@ -32,14 +32,14 @@ update-table:
 # what the command-line tool shares with the library (no stubs in it).
 noinst_LTLIBRARIES += libcushim_table.la libcushim_core.la
 SHIM_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -fno-semantic-interposition -fno-plt
-libcushim_table_la_SOURCES = src/table.c src/ldsearch.c src/ldsearch.h src/realdriver.c src/conf.c src/settings.c src/settings.h src/adapters.c src/adapters.h src/log.c src/enums.c \
+libcushim_table_la_SOURCES = src/table.c src/ldsearch.c src/ldsearch.h src/realdriver.c src/realdlsym.c src/conf.c src/settings.c src/settings.h src/adapters.c src/adapters.h src/log.c src/enums.c \
 	src/md2.c src/md2.h src/validity.c src/validity.h \
 	src/cushim-internal.h src/ticks.h src/cuda-all.h src/enums.h
 nodist_libcushim_table_la_SOURCES = $(GENERATED)
 libcushim_table_la_CFLAGS = $(SHIM_CFLAGS)
 # libcushim_core: the stubs and the bootstrap, linked into libcushim.so and
 # into the white-box tests.
-libcushim_core_la_SOURCES = src/boot.c src/boot.h src/source.c src/masquerade.c src/answer.c src/lookup-rule.h src/integrity.c src/errors.c src/stubs.c src/trace.c \
+libcushim_core_la_SOURCES = src/boot.c src/boot.h src/source.c src/masquerade.c src/interpose.c src/answer.c src/lookup-rule.h src/integrity.c src/errors.c src/stubs.c src/trace.c \
 	src/timeline.c src/wrappers.c src/introspect.c src/cushim.h src/adapt.c src/adapt.h
 nodist_libcushim_core_la_SOURCES = $(GENERATED) $(GENERATED_STUBS)
 libcushim_core_la_CFLAGS = $(SHIM_CFLAGS)

@@ -13,7 +13,7 @@ int cushim_is_process_driver(void)
 	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
 	int me = 0;
 	if (h) {
-		void *p = dlsym(h, "cushim_symbol_count");
+		void *p = cushim_dlsym(h, "cushim_symbol_count");
 		me = p && cushim_inside_self(p);
 		dlclose(h);
 	}

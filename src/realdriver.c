@@ -16,7 +16,7 @@ void *cushim_real_driver_open(const char *path)
 		cushim_log(CUSHIM_LOG_INFO, "cannot load %s: %s", path, dlerror());
 		return NULL;
 	}
-	if (!dlsym(h, "cuInit") || dlsym(h, "cushim_symbol_count")) {
+	if (!cushim_dlsym(h, "cuInit") || cushim_dlsym(h, "cushim_symbol_count")) {
 		dlclose(h);
 		return NULL;
 	}

@@ -43,7 +43,7 @@ enum cushim_found cushim_source_lookup(const struct cushim_source *src, unsigned
 		status = (rc == 0 && p) ? 0 : 1;
 		break;
 	case CUSHIM_VIA_DLSYM:
-		p = dlsym(src->handle, s->name);
+		p = cushim_dlsym(src->handle, s->name);
 		rc = 0, status = p ? 0 : 1;
 		break;
 	default:
@@ -116,12 +116,12 @@ int cushim_driver_source(void *handle, const char *path, struct cushim_source *s
 
 	memset(src, 0, sizeof *src);
 	src->handle = handle;
-	if ((p = dlsym(handle, "cuGetProcAddress_v2"))) {
+	if ((p = cushim_dlsym(handle, "cuGetProcAddress_v2"))) {
 		src->via = CUSHIM_VIA_GPA2, src->how = "the driver's cuGetProcAddress_v2";
-	} else if ((p = dlsym(handle, "cuGetProcAddress"))) {
+	} else if ((p = cushim_dlsym(handle, "cuGetProcAddress"))) {
 		src->via = CUSHIM_VIA_GPA1, src->how = "the driver's cuGetProcAddress";
 	} else {
-		p = dlsym(handle, "cuInit");
+		p = cushim_dlsym(handle, "cuInit");
 		src->via = CUSHIM_VIA_DLSYM, src->how = "the driver's own symbols (it has no cuGetProcAddress)";
 	}
 	if (!p || cushim_inside_self(p))
@@ -159,8 +159,8 @@ int cushim_open_driver(struct cushim_source *src)
  * back the v2 ABI, 11.x the v1 ABI). */
 static int runtime_way_in(void *h, int version, struct cushim_source *src, int *rc)
 {
-	rt_byversion_fn byversion = (rt_byversion_fn)dlsym(h, "cudaGetDriverEntryPointByVersion");
-	void *entry = dlsym(h, "cudaGetDriverEntryPoint"), *p = NULL;
+	rt_byversion_fn byversion = (rt_byversion_fn)cushim_dlsym(h, "cudaGetDriverEntryPointByVersion");
+	void *entry = cushim_dlsym(h, "cudaGetDriverEntryPoint"), *p = NULL;
 	int status = -1;
 
 	if (byversion) {
@@ -190,7 +190,7 @@ static int runtime_way_in(void *h, int version, struct cushim_source *src, int *
 /* Take one runtime if it hands out entry points for this driver. */
 static int use_runtime(void *h, const char *what, struct cushim_source *src)
 {
-	rt_version_fn rtver = (rt_version_fn)dlsym(h, "cudaRuntimeGetVersion");
+	rt_version_fn rtver = (rt_version_fn)cushim_dlsym(h, "cudaRuntimeGetVersion");
 	int version = 0, rc = -1;
 	char v[16];
 
@@ -198,7 +198,7 @@ static int use_runtime(void *h, const char *what, struct cushim_source *src)
 	object_path(h, src->path, sizeof src->path);
 	if (rtver)
 		rtver(&version);
-	if (!dlsym(h, "cudaGetDriverEntryPoint") && !dlsym(h, "cudaGetDriverEntryPointByVersion")) {
+	if (!cushim_dlsym(h, "cudaGetDriverEntryPoint") && !cushim_dlsym(h, "cudaGetDriverEntryPointByVersion")) {
 		cushim_log(CUSHIM_LOG_INFO, "%s %s has no cudaGetDriverEntryPoint; skipped", what, src->path);
 		return 0;
 	}
@@ -233,7 +233,7 @@ static int try_runtime(const char *file, int mode, const char *what, struct cush
  * uses, and which may have initialised the driver already)? */
 int cushim_runtime_loaded(void)
 {
-	if (dlsym(RTLD_DEFAULT, "cudaGetDriverEntryPoint"))
+	if (cushim_dlsym(RTLD_DEFAULT, "cudaGetDriverEntryPoint"))
 		return 1;
 	for (size_t i = 0; i < CUSHIM_NRUNTIMES; i++) {
 		void *h = dlopen(cushim_runtime_sonames[i], RTLD_NOW | RTLD_NOLOAD);
@@ -250,7 +250,7 @@ int cushim_runtime_loaded(void)
  * a runtime's entry-point call initialises it otherwise. */
 int cushim_open_runtime(struct cushim_source *src)
 {
-	void *sym = dlsym(RTLD_DEFAULT, "cudaGetDriverEntryPoint");
+	void *sym = cushim_dlsym(RTLD_DEFAULT, "cudaGetDriverEntryPoint");
 	Dl_info info;
 	size_t i;
 

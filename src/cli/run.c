@@ -238,10 +238,18 @@ static int prepare_environment(const struct cli_lib *lib, const struct run_args 
 	}
 	if (!preloads_cushim(pre)) { /* add, never replace; and never twice */
 		size_t n = strlen(lib->path) + (pre ? strlen(pre) : 0) + 2;
+		const char *sep = pre && *pre ? ":" : "", *rest = pre && *pre ? pre : "";
 		char *v = malloc(n);
 		if (!v)
 			abort();
-		snprintf(v, n, "%s%s%s", lib->path, pre && *pre ? ":" : "", pre && *pre ? pre : "");
+		/* First, so that the program's calls reach cushim before any other
+		 * library that defines driver functions; in masquerade last, so that
+		 * such a library (HAMi-core's libvgpu.so) reaches the driver through
+		 * cushim, its libcuda.so.1, and the program's calls reach it first. */
+		if (a->masquerade)
+			snprintf(v, n, "%s%s%s", rest, sep, lib->path);
+		else
+			snprintf(v, n, "%s%s%s", lib->path, sep, rest);
 		setenv("LD_PRELOAD", v, 1);
 		free(v);
 	}

@@ -6,7 +6,14 @@
  * several interleaved rounds; prints the added nanoseconds per call. Run
  * without the shim, the same difference is the noise floor.  Works on the fake
  * driver (no GPU) and on a real one (then it also measures cuStreamQuery and
- * cuLaunchKernel of an empty kernel). */
+ * cuLaunchKernel of an empty kernel).
+ *
+ * With CUSHIM_BENCH_NEXT=1 under LD_PRELOAD="libcushim.so X", where X is a
+ * library that hooks the driver (HAMi-core's libvgpu.so), "direct" is what
+ * cushim forwards to (cushim_real_pointer): X's own function where X has one,
+ * so the difference is what cushim adds on top of X; cuLaunchKernel is then
+ * measured on the fake driver too (no kernel: the call alone). */
+#define _GNU_SOURCE
 #include <cuda.h>
 #include "cushim.h"
 #include "ticks.h" /* cushim_ticks: the clock the diagnostics read */
@@ -120,6 +127,29 @@ static void measure(const char *name, double (*loop)(int), int rounds)
 	       best[1] - best[0]);
 }
 
+static const char *object_name(void *p)
+{
+	Dl_info info;
+	const char *s;
+
+	if (!dladdr(p, &info) || !info.dli_fname)
+		return "?";
+	return (s = strrchr(info.dli_fname, '/')) ? s + 1 : info.dli_fname;
+}
+
+/* "direct" is what cushim forwards each call to; 0 where cushim is not loaded. */
+static int use_next_pointers(void)
+{
+	__typeof__(&cushim_real_pointer) real = CUSHIM_FN(RTLD_DEFAULT, cushim_real_pointer);
+
+	if (!getenv("CUSHIM_BENCH_NEXT") || !real)
+		return 0;
+	d_ctxget = (ctxget_fn)real("cuCtxGetCurrent");
+	d_query = (query_fn)real("cuStreamQuery");
+	d_launch = (launch_fn)real("cuLaunchKernel");
+	return d_ctxget && d_launch;
+}
+
 int main(int argc, char **argv)
 {
 	void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -129,6 +159,7 @@ int main(int argc, char **argv)
 	CUdevice dev;
 	CUcontext ctx = NULL;
 	double t0;
+	int next;
 
 	if (getenv("CUSHIM_BENCH_ITERS"))
 		iters = atol(getenv("CUSHIM_BENCH_ITERS"));
@@ -151,7 +182,11 @@ int main(int argc, char **argv)
 	}
 	if (!boot_times)
 		clock_cost();
+	if ((next = use_next_pointers()))
+		printf("direct           what cushim forwards to: cuLaunchKernel in %s\n", object_name(d_launch));
 	measure("cuCtxGetCurrent", loop_ctxget, 7);
+	if (next && !gpu)
+		measure("cuLaunchKernel", loop_launch, 5);
 	if (gpu && r == CUDA_SUCCESS && cuDeviceGet(&dev, 0) == CUDA_SUCCESS &&
 	    cuCtxCreate(&ctx, NULL, 0, dev) == CUDA_SUCCESS) {
 		CUmodule mod;

@@ -45,14 +45,31 @@ suite() {
 	rm -f "$tmp/timeline.json"
 }
 
+# on_top LIB ITERS ENV...: cushim preloaded first, LIB (a library that hooks
+# the driver, as HAMi-core's libvgpu.so) after it; "direct" is LIB's own
+# function, so the figure is what cushim adds on top of LIB.
+on_top() {
+	lib=$1 iters=$2; shift 2
+	echo "-- on top of $(basename "$lib") (LD_PRELOAD=\"libcushim.so $(basename "$lib")\"; direct: what cushim forwards to)"
+	ran "bench-calls (on top of $(basename "$lib"))" bench_calls CUSHIM_BENCH_ITERS="$iters" CUSHIM_BENCH_NEXT=1 \
+		CUSHIM_BENCH_MODE="on top of $(basename "$lib")" LD_PRELOAD="$SHIM $lib" "$@"
+}
+
 echo "== cushim on the fake 13.0 driver (tests/fake; no GPU): added ns per call${run:+ (under $run: functional only)}"
 GPUFLAG=
 suite LD_LIBRARY_PATH="$B/tests/fake/drv-13.0:$B/tests/fake/no-rt"
+on_top "$B/tests/fake/vgpu/libfakevgpu.so" 5000000 LD_LIBRARY_PATH="$B/tests/fake/drv-13.0:$B/tests/fake/no-rt"
 
 if $run "$B/tests/gpu/have-gpu" >/dev/null 2>&1; then
 	echo "== cushim on the real driver: added ns per call"
 	GPUFLAG=--gpu
 	suite NCCL_NVLS_ENABLE=0
+	# HAMi-core's libvgpu.so, built elsewhere (never here): CUSHIM_TEST_VGPU=PATH
+	if [ -n "${CUSHIM_TEST_VGPU:-}" ] && [ -f "$CUSHIM_TEST_VGPU" ]; then
+		on_top "$CUSHIM_TEST_VGPU" 2000000 NCCL_NVLS_ENABLE=0
+	else
+		echo "-- on top of HAMi-core: skipped (set CUSHIM_TEST_VGPU to a libvgpu.so)"
+	fi
 	# The suites' benchmarks check their data and exit non-zero on a mismatch.
 	for sb in cufuture/cufuture-bench userbuffers/ub-bench; do
 		if [ -x "$B/samples/$sb" ]; then

@@ -28,6 +28,12 @@ other=$(LD_TRACE_LOADED_OBJECTS=1 $EXE_WRAPPER "$top_builddir/cushim" | awk '$1 
 LD_PRELOAD=$other run_cmd compose "$CUSHIM" run -- sh -c "$show_preload"
 expect_rc compose 0
 [ "$(cat "$T/compose.out")" = "$SHIMLIB:$other" ] || fail "LD_PRELOAD is '$(cat "$T/compose.out")', wanted '$SHIMLIB:$other'"
+#    In masquerade cushim goes last: a preloaded library that hooks the driver
+#    comes first and reaches the driver through cushim (tests/hardening/interposer.sh).
+LD_PRELOAD=$other run_cmd composemasq "$CUSHIM" run --masquerade -- sh -c "$show_preload"
+expect_rc composemasq 0
+[ "$(cat "$T/composemasq.out")" = "$other:$SHIMLIB" ] ||
+	fail "masquerade: LD_PRELOAD is '$(cat "$T/composemasq.out")', wanted '$other:$SHIMLIB'"
 
 # 3. Nested: the shim is not stacked twice.
 LD_PRELOAD=$other run_cmd nested "$CUSHIM" run -- "$CUSHIM" run -- sh -c "$show_preload"

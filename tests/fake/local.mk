@@ -9,6 +9,7 @@
 #   tests/fake/drv-12.0/libcuda.so.1   tests/fake/rt-12.0/libcudart.so.12
 #   tests/fake/drv-13.0/libcuda.so.1   tests/fake/rt-13.0/libcudart.so.13
 #   tests/fake/no-rt/libcudart.so.{13,12,11.0}: see no-runtime.c
+#   tests/fake/vgpu/libfakevgpu.so: an interposer, as HAMi-core's libvgpu.so
 FAKE_DRIVERS = tests/fake/drv-11.2/libcuda.so.1 tests/fake/drv-11.4/libcuda.so.1 tests/fake/drv-12.0/libcuda.so.1 \
 	tests/fake/drv-13.0/libcuda.so.1
 FAKE_RUNTIMES = tests/fake/rt-11.4/libcudart.so.11.0 tests/fake/rt-12.0/libcudart.so.12 \
@@ -17,7 +18,9 @@ FAKE_RUNTIMES = tests/fake/rt-11.4/libcudart.so.11.0 tests/fake/rt-12.0/libcudar
 # decides which runtime a child sees, whatever the machine has installed.
 FAKE_NO_RUNTIME = tests/fake/no-rt/libcudart.so.13 tests/fake/no-rt/libcudart.so.12 \
 	tests/fake/no-rt/libcudart.so.11.0
-FAKE_ALL = $(FAKE_DRIVERS) $(FAKE_RUNTIMES) $(FAKE_NO_RUNTIME)
+# vgpu: an interposer preloaded as HAMi-core's libvgpu.so is (fake-vgpu.c).
+FAKE_VGPU = tests/fake/vgpu/libfakevgpu.so
+FAKE_ALL = $(FAKE_DRIVERS) $(FAKE_RUNTIMES) $(FAKE_NO_RUNTIME) $(FAKE_VGPU)
 # A program built as an application is, against the CUDA headers alone and
 # linked with -z now against libcuda.so.1 (every import must be found when it
 # loads): the fake 13.0 driver stands in for the toolkit's stub.
@@ -64,6 +67,11 @@ tests/fake/no-rt/libcudart.so.12: $(top_srcdir)/tests/fake/no-runtime.c
 	$(AM_V_CCLD)$(FAKE_CC_NORT)
 tests/fake/no-rt/libcudart.so.11.0: $(top_srcdir)/tests/fake/no-runtime.c
 	$(AM_V_CCLD)$(FAKE_CC_NORT)
+# Not -Bsymbolic: as in libvgpu.so, the address of one of its own hooks is
+# the global scope's definition of that name.
+tests/fake/vgpu/libfakevgpu.so: $(top_srcdir)/tests/fake/fake-vgpu.c
+	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(CC) $(FAKE_CFLAGS) -shared -Wl,-z,now -Wl,-soname,$(@F) -o $@ \
+		$(top_srcdir)/tests/fake/fake-vgpu.c $(LIBS)
 
 # bad-rt, bad-drv (tests/hardening): the sonames as files that are not ELF,
 # so that dlopen fails on them ("file too short").
@@ -76,4 +84,4 @@ fake: $(FAKE_ALL) $(FAKE_BAD)
 .PHONY: fake
 CLEANFILES += tests/fake/fake-table.h $(FAKE_ALL) $(FAKE_BAD) $(FAKE_DRIVERS:.so.1=.so)
 EXTRA_DIST += tests/fake/genfake.py tests/fake/fake-driver.c tests/fake/fake-devices.c tests/fake/fake-cudart.c \
-	tests/fake/fake.h tests/fake/no-runtime.c
+	tests/fake/fake.h tests/fake/no-runtime.c tests/fake/fake-vgpu.c

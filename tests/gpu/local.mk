@@ -15,7 +15,13 @@ nodist_tests_gpu_saxpy_SOURCES = tests/gpu/gpu-kernels-fatbin.c
 tests_gpu_saxpy_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda
 tests_gpu_fork_probe_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda -ldl
 tests_gpu_adapt_gpu_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda
-GPU_TESTS = tests/gpu/core.sh tests/gpu/fork.sh tests/gpu/adapt.sh tests/gpu/emulation.sh
+# coexist.sh: beside HAMi-core (CUSHIM_TEST_VGPU=libvgpu.so, built elsewhere)
+# and the Nsight tools and compute-sanitizer, where found.
+check_PROGRAMS += tests/gpu/coexist-app
+tests_gpu_coexist_app_SOURCES = tests/gpu/coexist-app.c
+nodist_tests_gpu_coexist_app_SOURCES = tests/gpu/gpu-kernels-fatbin.c
+tests_gpu_coexist_app_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda -ldl -lpthread
+GPU_TESTS = tests/gpu/core.sh tests/gpu/fork.sh tests/gpu/adapt.sh tests/gpu/emulation.sh tests/gpu/coexist.sh
 TESTS += $(GPU_TESTS)
 EXTRA_DIST += $(GPU_TESTS)
 endif

@@ -23,6 +23,16 @@ tests/hardening/ctor-app: $(top_srcdir)/tests/hardening/ctor-app.c tests/hardeni
 CLEANFILES += tests/hardening/libctor.so tests/hardening/ctor-app
 EXTRA_DIST += tests/hardening/ctor-lib.c tests/hardening/ctor-app.c
 
+# Stacking with an interposer that hooks the driver (tests/fake/fake-vgpu.c):
+# both orders of LD_PRELOAD and masquerade, and a fork storm.
+check_PROGRAMS += tests/hardening/interposer-app
+tests_hardening_interposer_app_CPPFLAGS = $(FAKE_APP_INCLUDES)
+tests_hardening_interposer_app_LDFLAGS = $(FAKE_APP_LINK) -pthread
+tests_hardening_interposer_app_LDADD = -lcuda $(LIBS)
+EXTRA_tests_hardening_interposer_app_DEPENDENCIES = $(FAKE_APP_DEPS) $(FAKE_VGPU)
+TESTS += tests/hardening/interposer.sh
+EXTRA_DIST += tests/hardening/interposer.sh
+
 # Secure execution: a capability-bearing copy of secure-app (needs root).
 check_PROGRAMS += tests/hardening/secure-app
 tests_hardening_secure_app_SOURCES = tests/hardening/secure-app.c
