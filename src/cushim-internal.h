@@ -94,6 +94,20 @@ void cushim_conf_load(void) CUSHIM_HIDDEN;
  * cushim_conf_clear frees what it holds. */
 void cushim_conf_read(struct cushim_conf *c) CUSHIM_HIDDEN;
 void cushim_conf_clear(struct cushim_conf *c) CUSHIM_HIDDEN;
+/* A setting's value in the environment, NULL when unset (or empty where that means unset). */
+const char *cushim_setting_env(const char *name) CUSHIM_HIDDEN;
+
+/* ---- a process's output files (outputs.c) ---- */
+/* The run this process is part of (CUSHIM_RUN), and whether it is the run's
+ * first process: only that may empty a stale file an earlier run left. */
+extern char cushim_run_id[48] CUSHIM_HIDDEN;
+extern int cushim_run_first CUSHIM_HIDDEN;
+void cushim_run_forked(void) CUSHIM_HIDDEN; /* in a forked child */
+/* The file a setting names (value, %p expanded), for this process alone:
+ * the name itself when this process owns it, else a derived one created
+ * anew; open for writing with flags added, close-on-exec, mode 0600, never
+ * through a symlink.  The fd, or -1 with errno; the name in path. */
+int cushim_output_open(const char *value, int flags, char *path, size_t size) CUSHIM_HIDDEN;
 int cushim_parse_level(const char *s, int *level) CUSHIM_HIDDEN;
 int cushim_parse_version(const char *s, int *version) CUSHIM_HIDDEN;
 int cushim_parse_patterns(const char *s, char **out, int max, char **storage) CUSHIM_HIDDEN;

@@ -8,6 +8,7 @@
  * and at exit.  Each thread counts its own calls for the summary. */
 #include "cushim-internal.h"
 #include "enums.h"
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -107,6 +108,8 @@ static void calibrate(void)
 static int log_is_file; /* one write of whole lines is atomic there; pipes need PIPE_BUF */
 static int text_lines;  /* as cushim_lines, for the text trace alone */
 static int timeline;    /* CUSHIM_TIMELINE's file is open */
+static int summary_fd = -1; /* CUSHIM_SUMMARY's file, claimed (below) */
+static char summary_path[4096];
 
 static void flush_locked(struct tbuf *b)
 {
@@ -489,8 +492,12 @@ void cushim_trace_postfork(int child)
 		if (my_tbuf)
 			my_tbuf->tid = (int)syscall(SYS_gettid);
 		my_pid = getpid();
+		cushim_run_forked();
 		cushim_log_reopen_child();
 		cushim_timeline_child();
+		if (summary_fd >= 0)
+			close(summary_fd); /* the parent's, still locked by the parent */
+		summary_fd = -1;
 	} else {
 		for (struct tbuf *b = fork_head; b; b = b->next)
 			__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
@@ -533,27 +540,38 @@ static unsigned collect_rows(struct row *rows, uint64_t *calls)
 	return n;
 }
 
-/* CUSHIM_SUMMARY=FILE.json, opened; NULL (and said) when it cannot be. */
+/* CUSHIM_SUMMARY=FILE.json: claimed when tracing starts, so that the first
+ * process owns the name however late it exits (outputs.c); a forked child
+ * claims its own at exit. */
+static void claim_summary(void)
+{
+	if (cushim_conf.summary == 2)
+		summary_fd = cushim_output_open(cushim_conf.summary_file, 0, summary_path, sizeof summary_path);
+}
+
+/* The claimed file, opened as a stream; NULL (and said) when it cannot be. */
 static FILE *open_summary_json(void)
 {
-	char path[4096];
-	int fd = -1;
 	FILE *json = NULL;
 
-	if (cushim_expand_path(cushim_conf.summary_file, path, sizeof path) == 0)
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0 || !(json = fdopen(fd, "w"))) {
+	if (summary_fd < 0)
+		claim_summary();
+	if (summary_fd < 0 || ftruncate(summary_fd, 0) != 0 || !(json = fdopen(summary_fd, "w"))) {
 		cushim_log(CUSHIM_LOG_WARN, "cannot write CUSHIM_SUMMARY file %s; summary on the log instead",
-			   cushim_conf.summary_file);
-		if (fd >= 0)
-			close(fd);
+			   summary_path);
+		if (summary_fd >= 0)
+			close(summary_fd);
 	}
+	summary_fd = -1;
 	return json;
 }
 
 static void write_json(FILE *json, const struct row *rows, unsigned n, uint64_t calls)
 {
-	fprintf(json, "{\"pid\": %d, \"calls\": %" PRIu64 ", \"functions\": [", (int)getpid(), calls);
+	fprintf(json, "{\"pid\": %d, \"program\": \"", (int)getpid());
+	for (const char *p = program_invocation_short_name; *p; p++)
+		fputc(*p == '"' || *p == '\\' || (unsigned char)*p < 0x20 ? '?' : *p, json);
+	fprintf(json, "\", \"run\": \"%s\", \"calls\": %" PRIu64 ", \"functions\": [", cushim_run_id, calls);
 	for (unsigned k = 0; k < n; k++) {
 		const struct counters *c = &rows[k].c;
 		fprintf(json, "%s\n  {\"name\": \"%s\", \"calls\": %" PRIu64 ", \"errors\": %" PRIu64
@@ -565,21 +583,37 @@ static void write_json(FILE *json, const struct row *rows, unsigned n, uint64_t 
 	fclose(json);
 }
 
+/* The table on the log, in one write where the log is a file: the rows of
+ * processes sharing it stay together. */
 static void write_table(const struct row *rows, unsigned n, uint64_t calls)
 {
-	char line[512];
-	int m = snprintf(line, sizeof line, "cushim: summary of pid %d: %u functions, %" PRIu64 " calls\n"
-			 "cushim: %10s %8s %12s %10s %10s  %s\n", (int)getpid(), n, calls, "calls", "errors",
-			 "total ms", "mean us", "max us", "function");
-	cushim_write_all(cushim_log_fd(), line, (size_t)m);
+	size_t size = 256 + (size_t)n * 160, len;
+	char *buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct out o;
+
+	if (buf == MAP_FAILED)
+		return;
+	o = (struct out){ buf, size };
+	put(&o, "cushim: summary of pid %d: %u functions, %" PRIu64 " calls\ncushim: %10s %8s %12s %10s %10s  %s\n",
+	    (int)getpid(), n, calls, "calls", "errors", "total ms", "mean us", "max us", "function");
 	for (unsigned k = 0; k < n; k++) {
 		const struct counters *c = &rows[k].c;
-		m = snprintf(line, sizeof line, "cushim: %10" PRIu64 " %8" PRIu64 " %12.3f %10.3f %10.3f  %s\n",
-			     c->calls, c->errors, (double)c->ticks * ns_per_tick / 1e6,
-			     (double)c->ticks * ns_per_tick / 1e3 / (double)c->calls,
-			     (double)c->max * ns_per_tick / 1e3, cushim_syms[rows[k].i].name);
-		cushim_write_all(cushim_log_fd(), line, (size_t)m);
+		put(&o, "cushim: %10" PRIu64 " %8" PRIu64 " %12.3f %10.3f %10.3f  %s\n", c->calls, c->errors,
+		    (double)c->ticks * ns_per_tick / 1e6, (double)c->ticks * ns_per_tick / 1e3 / (double)c->calls,
+		    (double)c->max * ns_per_tick / 1e3, cushim_syms[rows[k].i].name);
 	}
+	len = (size_t)(o.p - buf);
+	for (size_t off = 0; off < len;) { /* a pipe takes PIPE_BUF at once: cut at a line */
+		size_t m = len - off;
+		if (m > 4096 && !log_is_file) {
+			m = 4096;
+			while (m > 1 && buf[off + m - 1] != '\n')
+				m--;
+		}
+		cushim_write_all(cushim_log_fd(), buf + off, m);
+		off += m;
+	}
+	munmap(buf, size);
 }
 
 /* At exit: the summary, as JSON where CUSHIM_SUMMARY names a file that can
@@ -621,6 +655,7 @@ void cushim_trace_start(void)
 	log_is_file = fstat(cushim_log_fd(), &st) == 0 && S_ISREG(st.st_mode);
 	text_lines = cushim_conf.level >= CUSHIM_LOG_TRACE ? 2 : cushim_conf.level >= CUSHIM_LOG_ERRORS ? 1 : 0;
 	timeline = cushim_timeline_start();
+	claim_summary();
 	cushim_lines = timeline ? 2 : text_lines; /* the timeline has every call */
 	pthread_key_create(&tbuf_key, tbuf_retire);
 	cushim_tracing = 1;
