@@ -114,6 +114,12 @@ static int by_total(const void *a, const void *b)
 	return x->total_ns < y->total_ns ? 1 : x->total_ns > y->total_ns ? -1 : strcmp(x->name, y->name);
 }
 
+static int by_pid(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+	return (x > y) - (x < y);
+}
+
 static void print_pids(const struct total *t)
 {
 	for (int k = 0; k < t->files && k < MAX_FILES; k++)
@@ -186,6 +192,7 @@ int cmd_summary(int argc, char **argv)
 	if (rc == CLI_ERROR)
 		return rc;
 	qsort(t.rows, (size_t)t.n, sizeof *t.rows, by_total);
+	qsort(t.pids, (size_t)(t.files < MAX_FILES ? t.files : MAX_FILES), sizeof *t.pids, by_pid);
 	if (t.nruns > 1)
 		cli_note("the files come from %d runs (an earlier run's files among them?): %s, %s%s", t.nruns,
 			 t.runs[0], t.runs[1], t.nruns > 2 ? ", ..." : "");

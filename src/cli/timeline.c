@@ -52,7 +52,7 @@ static int repair_mixed(const char *path, const char *p, size_t n)
 	return 0;
 }
 
-static int report(const char *path, int fd, const char *p, size_t size, const struct tl_scan *s, int fix)
+static int report(const char *path, int fd, const char *p, size_t size, struct tl_scan *s, int fix)
 {
 	if (tl_mixed(s)) {
 		printf("%s: written by %d processes (pids ", path, s->npids);

@@ -132,8 +132,16 @@ int tl_mixed(const struct tl_scan *s)
 	return s->opens > 1 || s->closes > 1 || s->after_close || s->npids > 1;
 }
 
-void tl_list_pids(FILE *f, const struct tl_scan *s)
+static int by_pid(const void *a, const void *b)
 {
+	long x = *(const long *)a, y = *(const long *)b;
+	return (x > y) - (x < y);
+}
+
+/* In order (the table of has_name then no longer matches: call it last). */
+void tl_list_pids(FILE *f, struct tl_scan *s)
+{
+	qsort(s->pids, (size_t)s->npids, sizeof *s->pids, by_pid);
 	for (int k = 0; k < s->npids; k++)
 		fprintf(f, "%s%ld", k ? ", " : "", s->pids[k]);
 }

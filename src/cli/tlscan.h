@@ -27,7 +27,8 @@ int tl_scan(const char *p, size_t n, struct tl_scan *s, tl_event_fn fn, void *ar
 void tl_note(struct tl_scan *s, const char *p, size_t n);
 /* Written by more than one process (or one process twice). */
 int tl_mixed(const struct tl_scan *s);
-void tl_list_pids(FILE *f, const struct tl_scan *s);
+/* The pids, sorted (has_name no longer matches them after). */
+void tl_list_pids(FILE *f, struct tl_scan *s);
 /* The file open as fd, mapped; NULL with a message. */
 char *tl_map(const char *path, int fd, size_t *size);
 

@@ -13,7 +13,12 @@ nodist_tests_gpu_saxpy_SOURCES = tests/gpu/gpu-kernels-fatbin.c
 tests_gpu_saxpy_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda
 tests_gpu_fork_probe_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda -ldl
 tests_gpu_adapt_gpu_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda
-GPU_TESTS = tests/gpu/core.sh tests/gpu/fork.sh tests/gpu/adapt.sh
+# procs-app (tests/timeline) again, with its GPU work, against the real driver.
+check_PROGRAMS += tests/gpu/procs-app
+tests_gpu_procs_app_SOURCES = tests/timeline/procs-app.c
+tests_gpu_procs_app_CPPFLAGS = $(AM_CPPFLAGS) -DPROCS_GPU_WORK
+tests_gpu_procs_app_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda
+GPU_TESTS = tests/gpu/core.sh tests/gpu/fork.sh tests/gpu/adapt.sh tests/gpu/procs.sh
 TESTS += $(GPU_TESTS)
 EXTRA_DIST += $(GPU_TESTS)
 endif

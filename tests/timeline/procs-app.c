@@ -13,9 +13,10 @@
  * fails), starts its children, waits until all eight are up (files in
  * PROCS_DIR), makes its other calls, waits for its children and appends
  * "PID ROLE CALLS ERRORS" to PROCS_DIR/records: what it called, counted here
- * and not by cushim.  With PROCS_GPU=1 the other calls do GPU work
- * (memMapIPCDrv's workers' kind: a context, an allocation, a memset and a
- * copy back, checked); else cuInit and 3 + k cuDriverGetVersion. */
+ * and not by cushim.  With PROCS_GPU=1 (tests/gpu's build) the other calls
+ * do GPU work, memMapIPCDrv's kind in every process: a shareable allocation
+ * of the virtual memory API, exported, mapped, set and copied back, checked;
+ * else cuInit and 3 + k cuDriverGetVersion. */
 #include <cuda.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -98,31 +99,68 @@ static void barrier(void)
 	fprintf(stderr, "procs-app: %d: not all %d processes came up\n", (int)getpid(), NPROCS);
 }
 
+#ifdef PROCS_GPU_WORK
+/* memMapIPCDrv's allocation, in each process: a shareable allocation made
+ * with the virtual memory API, exported as a file descriptor, mapped, set
+ * and copied back, checked, and released. */
+static void vmm_work(CUdevice dev, int k)
+{
+	CUmemAllocationProp prop = { 0 };
+	CUmemGenericAllocationHandle h;
+	CUmemAccessDesc access = { 0 };
+	CUdeviceptr p;
+	unsigned back[256];
+	size_t gran, n = sizeof back / sizeof *back;
+	int fd = -1;
+
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = dev;
+	prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+	if (CALL(cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM)) ||
+	    CALL(cuMemCreate(&h, gran, &prop, 0)))
+		return;
+	if (!CALL(cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0)))
+		close(fd);
+	if (!CALL(cuMemAddressReserve(&p, gran, 0, 0, 0))) {
+		access.location = prop.location;
+		access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+		if (!CALL(cuMemMap(p, gran, 0, h, 0)) && !CALL(cuMemSetAccess(p, gran, &access, 1))) {
+			CALL(cuMemsetD32(p, 0x1000u + (unsigned)k, n));
+			CALL(cuMemcpyDtoH(back, p, sizeof back));
+			CALL(cuCtxSynchronize());
+			for (size_t i = 0; i < n; i++)
+				if (back[i] != 0x1000u + (unsigned)k) {
+					fprintf(stderr, "procs-app: %d: word %zu is %#x\n", (int)getpid(), i, back[i]);
+					wrong = 1;
+					break;
+				}
+			CALL(cuMemUnmap(p, gran));
+		}
+		CALL(cuMemAddressFree(p, gran));
+	}
+	CALL(cuMemRelease(h));
+}
+
 static void gpu_work(int k)
 {
 	CUdevice dev;
 	CUcontext ctx;
-	CUdeviceptr p;
-	unsigned back[256];
-	size_t n = sizeof back / sizeof *back;
 
 	if (CALL(cuInit(0)) || CALL(cuDeviceGet(&dev, 0)) || CALL(cuDevicePrimaryCtxRetain(&ctx, dev)) ||
 	    CALL(cuCtxSetCurrent(ctx)))
 		return;
-	if (!CALL(cuMemAlloc(&p, sizeof back))) {
-		CALL(cuMemsetD32(p, 0x1000u + (unsigned)k, n));
-		CALL(cuMemcpyDtoH(back, p, sizeof back));
-		CALL(cuCtxSynchronize());
-		for (size_t i = 0; i < n; i++)
-			if (back[i] != 0x1000u + (unsigned)k) {
-				fprintf(stderr, "procs-app: %d: word %zu is %#x\n", (int)getpid(), i, back[i]);
-				wrong = 1;
-				break;
-			}
-		CALL(cuMemFree(p));
-	}
+	vmm_work(dev, k);
 	CALL(cuDevicePrimaryCtxRelease(dev));
 }
+#else
+static void gpu_work(int k)
+{
+	(void)k;
+	fprintf(stderr, "procs-app: PROCS_GPU=1, but this build has no GPU work (tests/gpu/procs-app has)\n");
+	exit(2);
+}
+#endif
 
 static void run_role(const char *role)
 {
