@@ -8,8 +8,8 @@
  * opened without truncation and locked (flock) for the process's life, and
  * it is the process's own when the lock is had and the file is empty.  A
  * file that is not empty and not locked was written by a process that has
- * ended: the first process of a run takes it as a stale file of an earlier
- * run and empties it; any other process keeps it.  A process that does not
+ * ended: the first process of a run empties it when it names another run
+ * (or none), a stale file of an earlier run; any other process keeps it.  A process that does not
  * own the name creates a name derived from it with O_EXCL: tl.json ->
  * tl.PID.json (tl.PID-2.json, ... when that is taken), tl.%p.json ->
  * tl.PID-2.json.  Nothing here runs per call: only when a file is opened. */
@@ -52,25 +52,36 @@ void cushim_run_forked(void)
 
 enum { TAKEN = -2 };
 
+/* Whether the file names this run: a process of it wrote it (the timeline's
+ * bootstrap event and the summary both say "run"). */
+static int this_run(int fd)
+{
+	char buf[8192], needle[64];
+	ssize_t n = pread(fd, buf, sizeof buf, 0);
+	int m = snprintf(needle, sizeof needle, "\"%s\"", cushim_run_id);
+	return n > 0 && memmem(buf, (size_t)n, needle, (size_t)m) != NULL;
+}
+
 /* path for this process alone, or TAKEN (or -1 with errno). */
 static int claim(const char *path, int flags)
 {
-	int created = 1, fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | flags, 0600);
+	int created = 1, fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | flags, 0600);
 	struct stat st;
 
 	if (fd < 0 && errno == EEXIST) {
 		created = 0;
-		fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | flags);
+		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | flags);
 	}
 	if (fd < 0)
-		return -1;
+		return errno == EACCES && !created ? TAKEN : -1; /* another user's, say */
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 		if (errno != EWOULDBLOCK && created)
 			return fd; /* no locks on this file system: the creator's */
 		close(fd);
 		return TAKEN;
 	}
-	if (fstat(fd, &st) == 0 && (st.st_size == 0 || (cushim_run_first && ftruncate(fd, 0) == 0)))
+	if (fstat(fd, &st) == 0 &&
+	    (st.st_size == 0 || (cushim_run_first && !this_run(fd) && ftruncate(fd, 0) == 0)))
 		return fd;
 	close(fd);
 	return TAKEN;
