@@ -78,11 +78,14 @@ static int items(struct in *in, struct jv *v, char close)
 		memset(&v->items[v->n], 0, sizeof *v->items);
 		skip(in);
 		if (close == '}') {
-			if (in->p >= in->end || *in->p != '"' || string(in, &v->keys[v->n]) != 0)
-				return bad(in, "an object member without a name");
+			char *key = NULL;
+			int named = in->p < in->end && *in->p == '"' && string(in, &key) == 0;
 			skip(in);
-			if (in->p >= in->end || *in->p++ != ':')
-				return bad(in, "a member name without ':'");
+			if (!named || in->p >= in->end || *in->p++ != ':') {
+				free(key);
+				return bad(in, named ? "a member name without ':'" : "an object member without a name");
+			}
+			v->keys[v->n] = key;
 		}
 		if (value(in, &v->items[v->n++]) != 0)
 			return -1;

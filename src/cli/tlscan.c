@@ -23,9 +23,13 @@ static int blank(char c)
 	return c == ' ' || c == '\n' || c == '\t' || c == '\r';
 }
 
-/* The end of the object at p[0] == '{' (one past its '}'), or 0 when cut. */
+enum { CUT = 0, BAD = (size_t)-1 };
+
+/* The end of the object at p[0] == '{' (one past its '}'), CUT when the
+ * input ends first, BAD when its brackets do not match or nest too deep. */
 static size_t object_end(const char *p, size_t n)
 {
+	char open[256];
 	int depth = 0, in_str = 0, escaped = 0;
 	for (size_t k = 0; k < n; k++) {
 		char c = p[k];
@@ -39,12 +43,17 @@ static size_t object_end(const char *p, size_t n)
 		} else if (c == '"') {
 			in_str = 1;
 		} else if (c == '{' || c == '[') {
-			depth++;
-		} else if ((c == '}' || c == ']') && --depth == 0) {
-			return k + 1;
+			if (depth == (int)sizeof open)
+				return BAD;
+			open[depth++] = c;
+		} else if (c == '}' || c == ']') {
+			if (open[--depth] != (c == '}' ? '{' : '['))
+				return BAD;
+			if (depth == 0)
+				return k + 1;
 		}
 	}
-	return 0;
+	return CUT;
 }
 
 /* The number after "key": in an event, or -1. */
@@ -109,7 +118,11 @@ int tl_scan(const char *p, size_t n, struct tl_scan *s, tl_event_fn fn, void *ar
 			return -1;
 		} else {
 			size_t len = object_end(p + k, n - k);
-			if (!len) {
+			if (len == BAD) {
+				*why = "an event's brackets do not match";
+				return -1;
+			}
+			if (len == CUT) {
 				s->tail = n - k;
 				break;
 			}
