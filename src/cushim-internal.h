@@ -166,6 +166,16 @@ void cushim_trace_call(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const u
 size_t cushim_format_call(char *buf, size_t size, unsigned i, CUresult r, const uint64_t *argv) CUSHIM_HIDDEN;
 void cushim_trace_prefork(void) CUSHIM_HIDDEN;
 void cushim_trace_postfork(int child) CUSHIM_HIDDEN;
+/* ---- the exit summary (summary.c) ---- */
+struct cushim_summary_row {
+	unsigned i; /* the function's index */
+	struct cushim_counters c;
+};
+void cushim_summary_claim(void) CUSHIM_HIDDEN;  /* CUSHIM_SUMMARY=FILE.json's name, when tracing starts */
+void cushim_summary_forked(void) CUSHIM_HIDDEN; /* in a forked child: the parent's file is not its own */
+/* rows (most time first) as JSON into the claimed file, or as a table on the log. */
+void cushim_summary_write(const struct cushim_summary_row *rows, unsigned n, uint64_t calls, double ns_per_tick,
+			  int log_is_file) CUSHIM_HIDDEN;
 /* What the trace lends the timeline: its clock as CLOCK_MONOTONIC
  * nanoseconds, its number and argument formatting, the argument tables. */
 uint64_t cushim_trace_ns(uint64_t ticks) CUSHIM_HIDDEN;

@@ -108,8 +108,6 @@ static void calibrate(void)
 static int log_is_file; /* one write of whole lines is atomic there; pipes need PIPE_BUF */
 static int text_lines;  /* as cushim_lines, for the text trace alone */
 static int timeline;    /* CUSHIM_TIMELINE's file is open */
-static int summary_fd = -1; /* CUSHIM_SUMMARY's file, claimed (below) */
-static char summary_path[4096];
 
 static void flush_locked(struct tbuf *b)
 {
@@ -495,9 +493,7 @@ void cushim_trace_postfork(int child)
 		cushim_run_forked();
 		cushim_log_reopen_child();
 		cushim_timeline_child();
-		if (summary_fd >= 0)
-			close(summary_fd); /* the parent's, still locked by the parent */
-		summary_fd = -1;
+		cushim_summary_forked();
 	} else {
 		for (struct tbuf *b = fork_head; b; b = b->next)
 			__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
@@ -505,20 +501,15 @@ void cushim_trace_postfork(int child)
 	pthread_mutex_unlock(&list_lock);
 }
 
-struct row {
-	unsigned i;
-	struct counters c;
-};
-
 static int by_total(const void *a, const void *b)
 {
-	const struct row *x = a, *y = b;
+	const struct cushim_summary_row *x = a, *y = b;
 	return x->c.ticks < y->c.ticks ? 1 : x->c.ticks > y->c.ticks ? -1 : strcmp(cushim_syms[x->i].name, cushim_syms[y->i].name);
 }
 
 /* Every function called, its counters summed over the threads, in rows,
  * most time first; the number of rows, and of calls in *calls. */
-static unsigned collect_rows(struct row *rows, uint64_t *calls)
+static unsigned collect_rows(struct cushim_summary_row *rows, uint64_t *calls)
 {
 	unsigned n = 0;
 
@@ -540,111 +531,53 @@ static unsigned collect_rows(struct row *rows, uint64_t *calls)
 	return n;
 }
 
-/* CUSHIM_SUMMARY=FILE.json: claimed when tracing starts, so that the first
- * process owns the name however late it exits (outputs.c); a forked child
- * claims its own at exit. */
-static void claim_summary(void)
+/* Every buffer written, the timeline closed, the summary: once, at exit(3)
+ * or at _exit(2).  blocking 0: from _exit, which may come from a signal
+ * handler that interrupted this thread holding the list, so the list is
+ * only tried. */
+static void write_outputs(int blocking)
 {
-	if (cushim_conf.summary == 2)
-		summary_fd = cushim_output_open(cushim_conf.summary_file, 0, summary_path, sizeof summary_path);
-}
-
-/* The claimed file, opened as a stream; NULL (and said) when it cannot be. */
-static FILE *open_summary_json(void)
-{
-	FILE *json = NULL;
-
-	if (summary_fd < 0)
-		claim_summary();
-	if (summary_fd < 0 || ftruncate(summary_fd, 0) != 0 || !(json = fdopen(summary_fd, "w"))) {
-		cushim_log(CUSHIM_LOG_WARN, "cannot write CUSHIM_SUMMARY file %s; summary on the log instead",
-			   summary_path);
-		if (summary_fd >= 0)
-			close(summary_fd);
-	}
-	summary_fd = -1;
-	return json;
-}
-
-static void write_json(FILE *json, const struct row *rows, unsigned n, uint64_t calls)
-{
-	fprintf(json, "{\"pid\": %d, \"program\": \"", (int)getpid());
-	for (const char *p = program_invocation_short_name; *p; p++)
-		fputc(*p == '"' || *p == '\\' || (unsigned char)*p < 0x20 ? '?' : *p, json);
-	fprintf(json, "\", \"run\": \"%s\", \"calls\": %" PRIu64 ", \"functions\": [", cushim_run_id, calls);
-	for (unsigned k = 0; k < n; k++) {
-		const struct counters *c = &rows[k].c;
-		fprintf(json, "%s\n  {\"name\": \"%s\", \"calls\": %" PRIu64 ", \"errors\": %" PRIu64
-			", \"total_ns\": %.0f, \"mean_ns\": %.1f, \"max_ns\": %.0f}", k ? "," : "",
-			cushim_syms[rows[k].i].name, c->calls, c->errors, (double)c->ticks * ns_per_tick,
-			(double)c->ticks * ns_per_tick / (double)c->calls, (double)c->max * ns_per_tick);
-	}
-	fprintf(json, "\n]}\n");
-	fclose(json);
-}
-
-/* The table on the log, in one write where the log is a file: the rows of
- * processes sharing it stay together. */
-static void write_table(const struct row *rows, unsigned n, uint64_t calls)
-{
-	size_t size = 256 + (size_t)n * 160, len;
-	char *buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	struct out o;
-
-	if (buf == MAP_FAILED)
-		return;
-	o = (struct out){ buf, size };
-	put(&o, "cushim: summary of pid %d: %u functions, %" PRIu64 " calls\ncushim: %10s %8s %12s %10s %10s  %s\n",
-	    (int)getpid(), n, calls, "calls", "errors", "total ms", "mean us", "max us", "function");
-	for (unsigned k = 0; k < n; k++) {
-		const struct counters *c = &rows[k].c;
-		put(&o, "cushim: %10" PRIu64 " %8" PRIu64 " %12.3f %10.3f %10.3f  %s\n", c->calls, c->errors,
-		    (double)c->ticks * ns_per_tick / 1e6, (double)c->ticks * ns_per_tick / 1e3 / (double)c->calls,
-		    (double)c->max * ns_per_tick / 1e3, cushim_syms[rows[k].i].name);
-	}
-	len = (size_t)(o.p - buf);
-	for (size_t off = 0; off < len;) { /* a pipe takes PIPE_BUF at once: cut at a line */
-		size_t m = len - off;
-		if (m > 4096 && !log_is_file) {
-			m = 4096;
-			while (m > 1 && buf[off + m - 1] != '\n')
-				m--;
-		}
-		cushim_write_all(cushim_log_fd(), buf + off, m);
-		off += m;
-	}
-	munmap(buf, size);
-}
-
-/* At exit: the summary, as JSON where CUSHIM_SUMMARY names a file that can
- * be written, else as a table on the log. */
-static void write_summary(void)
-{
-	static struct row rows[CUSHIM_NSYMS];
+	static int done;
+	static struct cushim_summary_row rows[CUSHIM_NSYMS];
 	uint64_t calls;
-	unsigned n = collect_rows(rows, &calls);
-	FILE *json = cushim_conf.summary == 2 ? open_summary_json() : NULL;
 
-	if (json)
-		write_json(json, rows, n, calls);
-	else
-		write_table(rows, n, calls);
+	if (!cushim_tracing || (blocking ? pthread_mutex_lock(&list_lock) : pthread_mutex_trylock(&list_lock)) != 0)
+		return;
+	if (!done) {
+		done = 1;
+		for (struct tbuf *b = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE); b; b = b->next)
+			if (!__atomic_exchange_n(&b->busy, 1, __ATOMIC_ACQUIRE)) { /* a busy one is mid-line: leave it */
+				flush_locked(b);
+				__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
+			}
+		cushim_timeline_finish();
+		if (cushim_conf.summary) {
+			unsigned n = collect_rows(rows, &calls);
+			cushim_summary_write(rows, n, calls, ns_per_tick, log_is_file);
+		}
+	}
+	pthread_mutex_unlock(&list_lock);
 }
 
 __attribute__((destructor)) static void cushim_trace_exit(void)
 {
-	if (!cushim_tracing)
-		return;
-	pthread_mutex_lock(&list_lock);
-	for (struct tbuf *b = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE); b; b = b->next)
-		if (!__atomic_exchange_n(&b->busy, 1, __ATOMIC_ACQUIRE)) { /* a busy one is mid-line: leave it */
-			flush_locked(b);
-			__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
-		}
-	cushim_timeline_finish();
-	if (cushim_conf.summary)
-		write_summary();
-	pthread_mutex_unlock(&list_lock);
+	write_outputs(1);
+}
+
+/* A process that ends with _exit (Python's fork and forkserver workers, a
+ * forked child's usual end) gets what exit would have written; not a vfork
+ * child, whose memory is its parent's (its pid is not the one traced). */
+__attribute__((visibility("default"), noreturn)) void _exit(int status)
+{
+	if (__atomic_load_n(&cushim_tracing, __ATOMIC_ACQUIRE) && getpid() == my_pid)
+		write_outputs(0);
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+__attribute__((visibility("default"), noreturn)) void _Exit(int status)
+{
+	_exit(status);
 }
 
 void cushim_trace_start(void)
@@ -655,7 +588,7 @@ void cushim_trace_start(void)
 	log_is_file = fstat(cushim_log_fd(), &st) == 0 && S_ISREG(st.st_mode);
 	text_lines = cushim_conf.level >= CUSHIM_LOG_TRACE ? 2 : cushim_conf.level >= CUSHIM_LOG_ERRORS ? 1 : 0;
 	timeline = cushim_timeline_start();
-	claim_summary();
+	cushim_summary_claim();
 	cushim_lines = timeline ? 2 : text_lines; /* the timeline has every call */
 	pthread_key_create(&tbuf_key, tbuf_retire);
 	cushim_tracing = 1;

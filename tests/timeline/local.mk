@@ -20,6 +20,6 @@ tests_timeline_procs_app_LDFLAGS = $(FAKE_APP_LINK)
 tests_timeline_procs_app_LDADD = -lcuda
 EXTRA_tests_timeline_procs_app_DEPENDENCIES = $(FAKE_APP_DEPS)
 TESTS += tests/timeline/procs.sh
-EXTRA_DIST += tests/timeline/procs.sh tests/timeline/check-procs.py
+EXTRA_DIST += tests/timeline/procs.sh tests/timeline/check-procs.py tests/timeline/procs-pool.py
 tests/timeline/procs.log: cushim$(EXEEXT) libcushim.la tests/timeline/procs-app$(EXEEXT) $(FAKE_DRIVERS) \
 	$(FAKE_NO_RUNTIME)

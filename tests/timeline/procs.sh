@@ -14,6 +14,8 @@
 #     says so, and --repair keeps every whole event as one valid trace.
 #  6. Merged files of two runs are called so; a summary file left empty and
 #     one that is not a summary are called so.
+#  7. A Python multiprocessing pool, spawn and forkserver: eight workers, the
+#     parent under cushim too but making no driver call (procs-pool.py).
 . "$top_srcdir/tests/cli/defs.sh"
 fake=$top_builddir/tests/fake
 app=$(realpath "$top_builddir/tests/timeline/procs-app")
@@ -116,4 +118,18 @@ grep -q "is empty" "$T/empty.err" || fail "cushim summary on an empty file: $(ca
 run_cmd notsum "$CUSHIM" summary "$T/out/tl.json"
 expect_rc notsum 2
 grep -q "not a summary" "$T/notsum.err" || fail "cushim summary on a timeline: $(cat "$T/notsum.err")"
+
+# 7. Python's multiprocessing.
+for method in spawn forkserver; do
+	o=$T/py-$method
+	mkdir -p "$o"
+	CUSHIM_TIMELINE=$o/tl.json CUSHIM_SUMMARY=$o/s.json CUSHIM_LOG=trace CUSHIM_LOG_FILE=$o/log.txt \
+		LD_PRELOAD=$SHIMLIB $PYTHON "$top_srcdir/tests/timeline/procs-pool.py" $method "$T/py-$method.rec" ||
+		fail "the $method pool failed"
+	"$CUSHIM" timeline --merge "$o"/tl*.json -o "$T/all.json" >/dev/null || fail "merging the $method pool's"
+	"$CUSHIM" summary --json "$o"/s*.json >"$T/s-all.json" || fail "adding up the $method pool's"
+	mv "$T/all.json" "$T/s-all.json" "$o/"
+	echo "== a multiprocessing pool, $method:"
+	$check "$o" "$T/py-$method.rec" || fail "a $method pool"
+done
 finish
