@@ -34,8 +34,10 @@ __attribute__((constructor)) static void mark_run(void)
 {
 	const char *mark = cushim_setting_env("CUSHIM_RUN");
 
-	if (mark) {
-		snprintf(cushim_run_id, sizeof cushim_run_id, "%s", mark);
+	if (mark) { /* digits and '-' only: it goes into JSON as it is */
+		for (size_t k = 0, n = 0; mark[k] && n < sizeof cushim_run_id - 1; k++)
+			if ((mark[k] >= '0' && mark[k] <= '9') || mark[k] == '-')
+				cushim_run_id[n++] = mark[k];
 		return;
 	}
 	snprintf(cushim_run_id, sizeof cushim_run_id, "%ld-%lld", (long)getpid(), (long long)time(NULL));

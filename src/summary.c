@@ -3,8 +3,8 @@
  * when tracing starts, so that a run's first process owns the name however
  * late it exits (outputs.c); a forked child claims its own at exit, and
  * writes none when it made no call.  The text is made in memory and written
- * with write(2), no stdio and no malloc: the summary is also written from
- * _exit, which may be called where those are not safe. */
+ * at once: the JSON file whole, the table with one write(2) where the log is
+ * a file. */
 #include "cushim-internal.h"
 #include <errno.h>
 #include <fcntl.h>

@@ -531,53 +531,29 @@ static unsigned collect_rows(struct cushim_summary_row *rows, uint64_t *calls)
 	return n;
 }
 
-/* Every buffer written, the timeline closed, the summary: once, at exit(3)
- * or at _exit(2).  blocking 0: from _exit, which may come from a signal
- * handler that interrupted this thread holding the list, so the list is
- * only tried. */
-static void write_outputs(int blocking)
+/* At exit: every buffer written, the timeline closed, the summary.  A
+ * process that ends with _exit (Python's fork and forkserver workers) runs
+ * no destructor: its timeline stays cut and its summary file empty, as a
+ * killed one's. */
+__attribute__((destructor)) static void cushim_trace_exit(void)
 {
-	static int done;
 	static struct cushim_summary_row rows[CUSHIM_NSYMS];
 	uint64_t calls;
 
-	if (!cushim_tracing || (blocking ? pthread_mutex_lock(&list_lock) : pthread_mutex_trylock(&list_lock)) != 0)
+	if (!cushim_tracing)
 		return;
-	if (!done) {
-		done = 1;
-		for (struct tbuf *b = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE); b; b = b->next)
-			if (!__atomic_exchange_n(&b->busy, 1, __ATOMIC_ACQUIRE)) { /* a busy one is mid-line: leave it */
-				flush_locked(b);
-				__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
-			}
-		cushim_timeline_finish();
-		if (cushim_conf.summary) {
-			unsigned n = collect_rows(rows, &calls);
-			cushim_summary_write(rows, n, calls, ns_per_tick, log_is_file);
+	pthread_mutex_lock(&list_lock);
+	for (struct tbuf *b = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE); b; b = b->next)
+		if (!__atomic_exchange_n(&b->busy, 1, __ATOMIC_ACQUIRE)) { /* a busy one is mid-line: leave it */
+			flush_locked(b);
+			__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
 		}
+	cushim_timeline_finish();
+	if (cushim_conf.summary) {
+		unsigned n = collect_rows(rows, &calls);
+		cushim_summary_write(rows, n, calls, ns_per_tick, log_is_file);
 	}
 	pthread_mutex_unlock(&list_lock);
-}
-
-__attribute__((destructor)) static void cushim_trace_exit(void)
-{
-	write_outputs(1);
-}
-
-/* A process that ends with _exit (Python's fork and forkserver workers, a
- * forked child's usual end) gets what exit would have written; not a vfork
- * child, whose memory is its parent's (its pid is not the one traced). */
-__attribute__((visibility("default"), noreturn)) void _exit(int status)
-{
-	if (__atomic_load_n(&cushim_tracing, __ATOMIC_ACQUIRE) && getpid() == my_pid)
-		write_outputs(0);
-	for (;;)
-		syscall(SYS_exit_group, status);
-}
-
-__attribute__((visibility("default"), noreturn)) void _Exit(int status)
-{
-	_exit(status);
 }
 
 void cushim_trace_start(void)

@@ -98,7 +98,7 @@ static int add_file(struct total *t, const char *path)
 		return CLI_ERROR;
 	}
 	if (len == 0)
-		cli_error("%s is empty: its process has not ended, or did not exit normally (killed, or replaced by exec), so it "
+		cli_error("%s is empty: its process has not ended, or did not exit normally (killed, _exit, exec), so it "
 			  "wrote no summary", path);
 	else if (jv_parse(buf, len, &doc, &why) != 0 || (why = add_doc(t, &doc)))
 		cli_error("%s: not a summary cushim can read: %s", path, why);
