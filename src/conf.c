@@ -111,6 +111,12 @@ static const char *setting_value(const struct cushim_setting *s)
 	return v && !(s->empty_unset && !*v) ? v : NULL;
 }
 
+const char *cushim_setting_env(const char *name)
+{
+	const struct cushim_setting *s = cushim_setting_named(name, -1);
+	return s ? setting_value(s) : NULL;
+}
+
 void cushim_conf_read(struct cushim_conf *c)
 {
 	memset(c, 0, sizeof *c);

@@ -96,6 +96,20 @@ void cushim_conf_load(void) CUSHIM_HIDDEN;
  * cushim_conf_clear frees what it holds. */
 void cushim_conf_read(struct cushim_conf *c) CUSHIM_HIDDEN;
 void cushim_conf_clear(struct cushim_conf *c) CUSHIM_HIDDEN;
+/* A setting's value in the environment, NULL when unset (or empty where that means unset). */
+const char *cushim_setting_env(const char *name) CUSHIM_HIDDEN;
+
+/* ---- a process's output files (outputs.c) ---- */
+/* The run this process is part of (CUSHIM_RUN), and whether it is the run's
+ * first process: only that may empty a stale file an earlier run left. */
+extern char cushim_run_id[48] CUSHIM_HIDDEN;
+extern int cushim_run_first CUSHIM_HIDDEN;
+void cushim_run_forked(void) CUSHIM_HIDDEN; /* in a forked child */
+/* The file a setting names (value, %p expanded), for this process alone:
+ * the name itself when this process owns it, else a derived one created
+ * anew; open for writing with flags added, close-on-exec, mode 0600, never
+ * through a symlink.  The fd, or -1 with errno; the name in path. */
+int cushim_output_open(const char *value, int flags, char *path, size_t size) CUSHIM_HIDDEN;
 int cushim_parse_level(const char *s, int *level) CUSHIM_HIDDEN;
 int cushim_parse_version(const char *s, int *version) CUSHIM_HIDDEN;
 int cushim_parse_patterns(const char *s, char **out, int max, char **storage) CUSHIM_HIDDEN;
@@ -157,6 +171,16 @@ void cushim_trace_call(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const u
 size_t cushim_format_call(char *buf, size_t size, unsigned i, CUresult r, const uint64_t *argv) CUSHIM_HIDDEN;
 void cushim_trace_prefork(void) CUSHIM_HIDDEN;
 void cushim_trace_postfork(int child) CUSHIM_HIDDEN;
+/* ---- the exit summary (summary.c) ---- */
+struct cushim_summary_row {
+	unsigned i; /* the function's index */
+	struct cushim_counters c;
+};
+void cushim_summary_claim(void) CUSHIM_HIDDEN;  /* CUSHIM_SUMMARY=FILE.json's name, when tracing starts */
+void cushim_summary_forked(void) CUSHIM_HIDDEN; /* in a forked child: the parent's file is not its own */
+/* rows (most time first) as JSON into the claimed file, or as a table on the log. */
+void cushim_summary_write(const struct cushim_summary_row *rows, unsigned n, uint64_t calls, double ns_per_tick,
+			  int log_is_file) CUSHIM_HIDDEN;
 /* What the trace lends the timeline: its clock as CLOCK_MONOTONIC
  * nanoseconds, its number and argument formatting, the argument tables. */
 uint64_t cushim_trace_ns(uint64_t ticks) CUSHIM_HIDDEN;

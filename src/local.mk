@@ -40,7 +40,7 @@ libcushim_table_la_CFLAGS = $(SHIM_CFLAGS)
 # libcushim_core: the stubs and the bootstrap, linked into libcushim.so and
 # into the white-box tests.
 libcushim_core_la_SOURCES = src/boot.c src/boot.h src/source.c src/masquerade.c src/interpose.c src/answer.c src/lookup-rule.h src/integrity.c src/errors.c src/stubs.c src/trace.c \
-	src/timeline.c src/wrappers.c src/introspect.c src/cushim.h src/adapt.c src/adapt.h
+	src/timeline.c src/outputs.c src/summary.c src/wrappers.c src/introspect.c src/cushim.h src/adapt.c src/adapt.h
 nodist_libcushim_core_la_SOURCES = $(GENERATED) $(GENERATED_STUBS)
 libcushim_core_la_CFLAGS = $(SHIM_CFLAGS)
 libcushim_core_la_LIBADD = libcushim_table.la

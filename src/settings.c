@@ -72,6 +72,16 @@ static int parse_driver(const char *v, struct cushim_conf *c)
 	return *v ? (c->driver = v, 0) : -1;
 }
 
+/* PID-SECONDS: read by outputs.c before the rest, nothing kept here. */
+static int parse_run(const char *v, struct cushim_conf *c)
+{
+	char *end;
+	(void)c;
+	if (strtol(v, &end, 10) <= 0 || *end != '-' || strtoll(end + 1, &end, 10) < 0 || *end)
+		return -1;
+	return 0;
+}
+
 const struct cushim_setting cushim_settings[] = {
 	{ "CUSHIM_LOG", "log=LEVEL", "off, warn, info, errors or trace", "warn", NULL,
 	  "what is logged: warn (missing exports, problems), info (where entry points come from), errors (every "
@@ -94,6 +104,9 @@ const struct cushim_setting cushim_settings[] = {
 	  parse_cudart, 1 },
 	{ "CUSHIM_DRIVER", NULL, "the real libcuda.so.1's path", NULL, "libcuda.so.1 as the loader finds it",
 	  "in masquerade mode, the real driver", parse_driver, 1 },
+	{ "CUSHIM_RUN", NULL, "PID-SECONDS, set by cushim", NULL, "this process starts a run",
+	  "set by cushim for every process a run starts (its first process's pid and start time): only a process "
+	  "without it may empty a stale output file; not meant to be set by hand", parse_run, 1 },
 };
 const int cushim_nsettings = (int)(sizeof cushim_settings / sizeof *cushim_settings);
 

@@ -272,25 +272,14 @@ __attribute__((noinline)) void cushim_timeline_direct(int tid, unsigned i, CUres
 	cushim_timeline_write(tmp, cushim_timeline_event(tmp, sizeof tmp, NULL, tid, i, r, t0, t1, argv));
 }
 
-/* FILE with %p expanded; a forked child of a FILE without %p gets
- * FILE.PID.json (or FILE.PID), never its parent's file. */
-static int open_file(int child)
+/* FILE with %p expanded, or a name derived from it when another process
+ * owns that (outputs.c): FILE.PID.json for a forked child, for a program
+ * another one started, or beside another run's process. */
+static int open_file(void)
 {
-	char pattern[4096], path[4096];
-	const char *name = cushim_conf.timeline;
-	size_t n = strlen(name), stem = n;
+	char path[4096];
+	int fd = cushim_output_open(cushim_conf.timeline, O_APPEND, path, sizeof path);
 
-	if (child && !strstr(name, "%p")) {
-		if (n > 5 && strcmp(name + n - 5, ".json") == 0)
-			stem = n - 5;
-		snprintf(pattern, sizeof pattern, "%.*s.%%p%s", (int)stem, name, name + stem);
-		name = pattern;
-	}
-	if (cushim_expand_path(name, path, sizeof path) != 0) {
-		cushim_log(CUSHIM_LOG_WARN, "CUSHIM_TIMELINE is too long; no timeline");
-		return -1;
-	}
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		cushim_log(CUSHIM_LOG_WARN, "cannot open CUSHIM_TIMELINE file %s: %s; no timeline", path,
 			   strerror(errno));
@@ -359,6 +348,9 @@ static void bootstrap_event(void)
 	LIT(&o, ",");
 	key(&o, "path");
 	str(&o, s->path);
+	LIT(&o, ",");
+	key(&o, "run");
+	str(&o, cushim_run_id);
 	LIT(&o, ",\"resolved\":");
 	num(&o, (uint64_t)s->resolved, 0);
 	LIT(&o, ",\"adapted\":");
@@ -407,7 +399,7 @@ void cushim_timeline_missing(unsigned i, CUresult returns)
 
 int cushim_timeline_start(void)
 {
-	if (!cushim_conf.timeline || (tl_fd = open_file(0)) < 0)
+	if (!cushim_conf.timeline || (tl_fd = open_file()) < 0)
 		return 0;
 	tl_pid = (int)getpid();
 	header(tl_fd);
@@ -423,7 +415,7 @@ static int open_pending(void)
 	int st = PENDING;
 	if (__atomic_compare_exchange_n(&tl_state, &st, OPENING, 0, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
 		opener = 1;
-		if ((tl_fd = open_file(1)) >= 0)
+		if ((tl_fd = open_file()) >= 0)
 			header(tl_fd);
 		opener = 0;
 		__atomic_store_n(&tl_state, tl_fd >= 0 ? OPEN : OFF, __ATOMIC_RELEASE);

@@ -8,6 +8,7 @@
  * and at exit.  Each thread counts its own calls for the summary. */
 #include "cushim-internal.h"
 #include "enums.h"
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -489,8 +490,10 @@ void cushim_trace_postfork(int child)
 		if (my_tbuf)
 			my_tbuf->tid = (int)syscall(SYS_gettid);
 		my_pid = getpid();
+		cushim_run_forked();
 		cushim_log_reopen_child();
 		cushim_timeline_child();
+		cushim_summary_forked();
 	} else {
 		for (struct tbuf *b = fork_head; b; b = b->next)
 			__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
@@ -498,20 +501,15 @@ void cushim_trace_postfork(int child)
 	pthread_mutex_unlock(&list_lock);
 }
 
-struct row {
-	unsigned i;
-	struct counters c;
-};
-
 static int by_total(const void *a, const void *b)
 {
-	const struct row *x = a, *y = b;
+	const struct cushim_summary_row *x = a, *y = b;
 	return x->c.ticks < y->c.ticks ? 1 : x->c.ticks > y->c.ticks ? -1 : strcmp(cushim_syms[x->i].name, cushim_syms[y->i].name);
 }
 
 /* Every function called, its counters summed over the threads, in rows,
  * most time first; the number of rows, and of calls in *calls. */
-static unsigned collect_rows(struct row *rows, uint64_t *calls)
+static unsigned collect_rows(struct cushim_summary_row *rows, uint64_t *calls)
 {
 	unsigned n = 0;
 
@@ -533,72 +531,15 @@ static unsigned collect_rows(struct row *rows, uint64_t *calls)
 	return n;
 }
 
-/* CUSHIM_SUMMARY=FILE.json, opened; NULL (and said) when it cannot be. */
-static FILE *open_summary_json(void)
-{
-	char path[4096];
-	int fd = -1;
-	FILE *json = NULL;
-
-	if (cushim_expand_path(cushim_conf.summary_file, path, sizeof path) == 0)
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0 || !(json = fdopen(fd, "w"))) {
-		cushim_log(CUSHIM_LOG_WARN, "cannot write CUSHIM_SUMMARY file %s; summary on the log instead",
-			   cushim_conf.summary_file);
-		if (fd >= 0)
-			close(fd);
-	}
-	return json;
-}
-
-static void write_json(FILE *json, const struct row *rows, unsigned n, uint64_t calls)
-{
-	fprintf(json, "{\"pid\": %d, \"calls\": %" PRIu64 ", \"functions\": [", (int)getpid(), calls);
-	for (unsigned k = 0; k < n; k++) {
-		const struct counters *c = &rows[k].c;
-		fprintf(json, "%s\n  {\"name\": \"%s\", \"calls\": %" PRIu64 ", \"errors\": %" PRIu64
-			", \"total_ns\": %.0f, \"mean_ns\": %.1f, \"max_ns\": %.0f}", k ? "," : "",
-			cushim_syms[rows[k].i].name, c->calls, c->errors, (double)c->ticks * ns_per_tick,
-			(double)c->ticks * ns_per_tick / (double)c->calls, (double)c->max * ns_per_tick);
-	}
-	fprintf(json, "\n]}\n");
-	fclose(json);
-}
-
-static void write_table(const struct row *rows, unsigned n, uint64_t calls)
-{
-	char line[512];
-	int m = snprintf(line, sizeof line, "cushim: summary of pid %d: %u functions, %" PRIu64 " calls\n"
-			 "cushim: %10s %8s %12s %10s %10s  %s\n", (int)getpid(), n, calls, "calls", "errors",
-			 "total ms", "mean us", "max us", "function");
-	cushim_write_all(cushim_log_fd(), line, (size_t)m);
-	for (unsigned k = 0; k < n; k++) {
-		const struct counters *c = &rows[k].c;
-		m = snprintf(line, sizeof line, "cushim: %10" PRIu64 " %8" PRIu64 " %12.3f %10.3f %10.3f  %s\n",
-			     c->calls, c->errors, (double)c->ticks * ns_per_tick / 1e6,
-			     (double)c->ticks * ns_per_tick / 1e3 / (double)c->calls,
-			     (double)c->max * ns_per_tick / 1e3, cushim_syms[rows[k].i].name);
-		cushim_write_all(cushim_log_fd(), line, (size_t)m);
-	}
-}
-
-/* At exit: the summary, as JSON where CUSHIM_SUMMARY names a file that can
- * be written, else as a table on the log. */
-static void write_summary(void)
-{
-	static struct row rows[CUSHIM_NSYMS];
-	uint64_t calls;
-	unsigned n = collect_rows(rows, &calls);
-	FILE *json = cushim_conf.summary == 2 ? open_summary_json() : NULL;
-
-	if (json)
-		write_json(json, rows, n, calls);
-	else
-		write_table(rows, n, calls);
-}
-
+/* At exit: every buffer written, the timeline closed, the summary.  A
+ * process that ends with _exit (Python's fork and forkserver workers) runs
+ * no destructor: its timeline stays cut and its summary file empty, as a
+ * killed one's. */
 __attribute__((destructor)) static void cushim_trace_exit(void)
 {
+	static struct cushim_summary_row rows[CUSHIM_NSYMS];
+	uint64_t calls;
+
 	if (!cushim_tracing)
 		return;
 	pthread_mutex_lock(&list_lock);
@@ -608,8 +549,10 @@ __attribute__((destructor)) static void cushim_trace_exit(void)
 			__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
 		}
 	cushim_timeline_finish();
-	if (cushim_conf.summary)
-		write_summary();
+	if (cushim_conf.summary) {
+		unsigned n = collect_rows(rows, &calls);
+		cushim_summary_write(rows, n, calls, ns_per_tick, log_is_file);
+	}
 	pthread_mutex_unlock(&list_lock);
 }
 
@@ -621,6 +564,7 @@ void cushim_trace_start(void)
 	log_is_file = fstat(cushim_log_fd(), &st) == 0 && S_ISREG(st.st_mode);
 	text_lines = cushim_conf.level >= CUSHIM_LOG_TRACE ? 2 : cushim_conf.level >= CUSHIM_LOG_ERRORS ? 1 : 0;
 	timeline = cushim_timeline_start();
+	cushim_summary_claim();
 	cushim_lines = timeline ? 2 : text_lines; /* the timeline has every call */
 	pthread_key_create(&tbuf_key, tbuf_retire);
 	cushim_tracing = 1;

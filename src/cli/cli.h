@@ -116,5 +116,6 @@ int cli_check_read(const char *path, size_t *nimports, char *why, size_t whysize
 int cmd_doctor(int argc, char **argv);
 int cmd_symbols(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
+int cmd_summary(int argc, char **argv);
 
 #endif

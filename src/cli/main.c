@@ -95,6 +95,8 @@ static void usage(FILE *f)
 		"       cushim doctor [--lib=PATH]\n"
 		"       cushim symbols [--since=X.Y] [--missing] [--driver-version=X.Y] [--json] [--lib=PATH]\n"
 		"       cushim timeline [--repair] FILE...\n"
+		"       cushim timeline --merge FILE... -o OUT.json\n"
+		"       cushim summary [--json] FILE...\n"
 		"       cushim --help | --version\n"
 		"\n"
 		"Run a program with the CUDA driver shim libcushim.so preloaded, check which\n"
@@ -115,14 +117,21 @@ static void usage(FILE *f)
 		"  --json                 print the rows as JSON\n"
 		"\n"
 		"timeline options:\n"
-		"  --repair               close a timeline a kill cut short, so that it is valid JSON\n"
+		"  --repair               close a timeline a kill cut short, so that it is valid JSON,\n"
+		"                         or rewrite one that several processes wrote as one trace\n"
+		"  --merge -o OUT.json    the files of a run's processes as one trace, a track each\n"
+		"\n"
+		"summary options:\n"
+		"  --json                 the CUSHIM_SUMMARY files of a run's processes, added up, as JSON\n"
 		"\n");
 	usage_environment(f);
 	fprintf(f,
 		"Exit status: run gives the program's status (128+N when killed by signal N,\n"
 		"125 for a usage error, 127 when the program cannot be started); check gives\n"
 		"0 when every file passes, 1 when one will not run there, 2 on errors; timeline\n"
-		"gives 0 when every file is complete (or repaired), 1 when one is cut short.\n");
+		"gives 0 when every file is complete (or repaired), 1 when one is cut short or\n"
+		"written by several processes; summary gives 0, 1 when a file is empty (its\n"
+		"process did not exit normally), 2 when one is not a summary.\n");
 }
 
 int main(int argc, char **argv)
@@ -156,6 +165,9 @@ int main(int argc, char **argv)
 		return cmd_symbols(argc - 1, argv + 1);
 	if (strcmp(cmd, "timeline") == 0)
 		return cmd_timeline(argc - 1, argv + 1);
-	cli_error("unknown command '%s'; use run, check, doctor, symbols or timeline (see cushim --help)", cmd);
+	if (strcmp(cmd, "summary") == 0)
+		return cmd_summary(argc - 1, argv + 1);
+	cli_error("unknown command '%s'; use run, check, doctor, symbols, timeline or summary (see cushim --help)",
+		  cmd);
 	return CLI_ERROR;
 }

@@ -1,76 +1,21 @@
-/* cushim timeline: is a CUSHIM_TIMELINE file complete, and --repair one that
- * a kill cut short.  The library writes the JSON array as a stream: "[" and
- * whole events, each write behind ",\n", and CUSHIM_TL_CLOSE at exit; a cut
- * file lacks the close and perhaps the tail of one write. */
+/* cushim timeline: is a CUSHIM_TIMELINE file complete; --repair one that a
+ * kill cut short or that several processes wrote; --merge the files of a
+ * run into one trace, each process on its own track. */
 #include "config.h"
 #include "cli.h"
 #include "cushim-internal.h"
+#include "tlscan.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct scan {
-	size_t events; /* elements of the array that end */
-	size_t keep;   /* where the last of them ends */
-	int complete;  /* the array is closed, and nothing follows */
-};
-
-static int blank(char c)
-{
-	return c == ' ' || c == '\n' || c == '\t' || c == '\r';
-}
-
-/* Walk the array's top level, strings and nesting aside.  0, or -1 with why. */
-static int scan(const char *p, size_t n, struct scan *s, const char **why)
-{
-	size_t k = 0;
-	int depth = 1, in_str = 0, escaped = 0;
-
-	memset(s, 0, sizeof *s);
-	while (k < n && blank(p[k]))
-		k++;
-	if (k == n || p[k] != '[') {
-		*why = "it does not begin with '[' (is it a CUSHIM_TIMELINE file?)";
-		return -1;
-	}
-	s->keep = ++k;
-	for (; k < n; k++) {
-		char c = p[k];
-		if (in_str) {
-			if (escaped)
-				escaped = 0;
-			else if (c == '\\')
-				escaped = 1;
-			else if (c == '"')
-				in_str = 0;
-			continue;
-		}
-		if (c == '"') {
-			in_str = 1;
-		} else if (c == '{' || c == '[') {
-			depth++;
-		} else if (c != '}' && c != ']') {
-			continue;
-		} else if (--depth == 1) {
-			s->events++; /* an element of the array ends */
-			s->keep = k + 1;
-		} else if (depth == 0) {
-			while (++k < n && blank(p[k]))
-				;
-			s->complete = k == n;
-			*why = "there is more after the closing ']' (did two processes write it? name it with %p)";
-			return s->complete ? 0 : -1;
-		}
-	}
-	return 0;
-}
-
-/* Cut a cut event and close the array. */
-static int repair(int fd, const struct scan *s)
+/* Cut a cut event and close the array, in place. */
+static int repair_cut(int fd, const struct tl_scan *s)
 {
 	if (ftruncate(fd, (off_t)s->keep) != 0 || lseek(fd, 0, SEEK_END) < 0)
 		return -1;
@@ -78,41 +23,92 @@ static int repair(int fd, const struct scan *s)
 	return w == (ssize_t)(sizeof CUSHIM_TL_CLOSE - 1) && fsync(fd) == 0 ? 0 : -1;
 }
 
-static int one_file(const char *path, int fix)
+/* Every whole event as one array, a name for each process that lost its
+ * own, in a new file renamed over path. */
+static int repair_mixed(const char *path, const char *p, size_t n)
 {
-	int fd = open(path, (fix ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-	struct stat st;
-	struct scan s;
-	const char *why = "it is empty";
-	int rc = CLI_ERROR;
+	char tmp[4096];
+	struct tl_scan s;
+	const char *why;
+	int fd;
+	FILE *f;
 
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		cli_error("%s: %s", path, strerror(errno));
+	snprintf(tmp, sizeof tmp, "%s.repair-%ld", path, (long)getpid());
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0 || !(f = fdopen(fd, "w"))) {
 		if (fd >= 0)
 			close(fd);
+		return -1;
+	}
+	struct tl_writer w = { f, 0 };
+	tl_scan(p, n, &s, tl_put_event, &w, &why);
+	tl_name_orphans(&w, &s);
+	fputs(w.n ? CUSHIM_TL_CLOSE : "[" CUSHIM_TL_CLOSE, f);
+	int bad = fflush(f) != 0 || fsync(fd) != 0;
+	bad |= fclose(f) != 0;
+	if (bad || rename(tmp, path) != 0) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static int report(const char *path, int fd, const char *p, size_t size, struct tl_scan *s, int fix)
+{
+	if (tl_mixed(s)) {
+		printf("%s: written by %d processes (pids ", path, s->npids);
+		tl_list_pids(stdout, s);
+		printf("), not one: %d '[' and %d ']' between %zu whole events", s->opens, s->closes, s->events);
+		if (!fix) {
+			printf("; cushim timeline --repair %s keeps them as one valid trace, each process on its own "
+			       "track (name the file with %%p, or let this cushim name each process's file)\n", path);
+			return CLI_FAIL;
+		}
+		if (repair_mixed(path, p, size) != 0) {
+			printf("\n");
+			cli_error("%s: cannot repair it: %s", path, strerror(errno));
+			return CLI_ERROR;
+		}
+		printf("; repaired: %zu events kept, %zu bytes of a cut event dropped, %d process names added for "
+		       "pids whose own was overwritten\n", s->events, s->tail, s->npids - s->named);
+		return CLI_OK;
+	}
+	if (s->closes == 1 && !s->tail) {
+		printf("%s: complete, %zu events\n", path, s->events);
+		return CLI_OK;
+	}
+	if (!fix) {
+		printf("%s: cut short after %zu events (%zu bytes after the last); cushim timeline --repair %s "
+		       "makes it valid JSON\n", path, s->events, size - s->keep, path);
+		return CLI_FAIL;
+	}
+	if (repair_cut(fd, s) != 0) {
+		cli_error("%s: cannot repair it: %s", path, strerror(errno));
 		return CLI_ERROR;
 	}
-	char *p = st.st_size > 0 ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-	if (st.st_size > 0 && p == MAP_FAILED)
-		why = strerror(errno);
-	if (p == MAP_FAILED || scan(p, (size_t)st.st_size, &s, &why) != 0) {
-		cli_error("%s: not a timeline cushim can read: %s", path, why);
-	} else if (s.complete) {
-		printf("%s: complete, %zu events\n", path, s.events);
-		rc = CLI_OK;
-	} else if (!fix) {
-		printf("%s: cut short after %zu events (%zu bytes after the last); cushim timeline --repair %s "
-		       "makes it valid JSON\n", path, s.events, (size_t)st.st_size - s.keep, path);
-		rc = CLI_FAIL;
-	} else if (repair(fd, &s) != 0) {
-		cli_error("%s: cannot repair it: %s", path, strerror(errno));
-	} else {
-		printf("%s: repaired: %zu events kept, %zu bytes of a cut event dropped, the array closed\n", path,
-		       s.events, (size_t)st.st_size - s.keep);
-		rc = CLI_OK;
+	printf("%s: repaired: %zu events kept, %zu bytes of a cut event dropped, the array closed\n", path,
+	       s->events, size - s->keep);
+	return CLI_OK;
+}
+
+static int one_file(const char *path, int fix)
+{
+	int fd = open(path, (fix ? O_RDWR : O_RDONLY) | O_CLOEXEC), rc = CLI_ERROR;
+	static struct tl_scan s;
+	const char *why;
+	size_t size;
+	char *p;
+
+	if (fd < 0) {
+		cli_error("%s: %s", path, strerror(errno));
+		return CLI_ERROR;
 	}
-	if (p != MAP_FAILED)
-		munmap(p, (size_t)st.st_size);
+	if ((p = tl_map(path, fd, &size))) {
+		if (tl_scan(p, size, &s, NULL, NULL, &why) != 0)
+			cli_error("%s: not a timeline cushim can read: %s", path, why);
+		else
+			rc = report(path, fd, p, size, &s, fix);
+		munmap(p, size);
+	}
 	close(fd);
 	return rc;
 }
@@ -121,26 +117,36 @@ int cmd_timeline(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "repair", no_argument, NULL, 'r' },
+		{ "merge", no_argument, NULL, 'm' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, fix = 0, rc = CLI_OK;
+	static const char use[] = "cushim timeline [--repair] FILE... | cushim timeline --merge FILE... -o OUT.json";
+	int c, fix = 0, merge = 0, rc = CLI_OK;
+	const char *out = NULL;
 
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
 		if (c == 'r') {
 			fix = 1;
+		} else if (c == 'm') {
+			merge = 1;
+		} else if (c == 'o') {
+			out = optarg;
 		} else if (c == 'h') {
-			printf("Usage: cushim timeline [--repair] FILE...\n");
+			printf("Usage: %s\n", use);
 			return CLI_OK;
 		} else {
-			cli_error("usage: cushim timeline [--repair] FILE...");
+			cli_error("usage: %s", use);
 			return CLI_ERROR;
 		}
 	}
-	if (optind >= argc) {
-		cli_error("timeline needs a FILE: cushim timeline [--repair] FILE...");
+	if (optind >= argc || merge != (out != NULL) || (merge && fix)) {
+		cli_error(optind >= argc ? "timeline needs a FILE: %s" : "--merge goes with -o OUT.json, alone: %s", use);
 		return CLI_ERROR;
 	}
+	if (merge)
+		return tl_merge(out, argv + optind, argc - optind);
 	for (int k = optind; k < argc; k++) {
 		int r = one_file(argv[k], fix);
 		if (r > rc)

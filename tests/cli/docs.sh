@@ -9,7 +9,7 @@ sed 's/\\-/-/g; s/\\f[BIRP]//g' "$man" >"$T/man.txt"
 
 run_cmd help "$CUSHIM" --help
 expect_rc help 0
-for sub in run check doctor symbols timeline; do
+for sub in run check doctor symbols timeline summary; do
 	grep -q "cushim $sub" "$T/help.out" || fail "--help does not show '$sub'"
 	grep -q "^\.SS.*$sub" "$man" || fail "the man page has no section for '$sub'"
 done

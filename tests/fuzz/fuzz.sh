@@ -22,7 +22,7 @@ if [ -z "${FUZZ_BUILT-}" ]; then
 fi
 mkdir -p "$b/tests/fuzz/crashes"
 status=0
-for target in level version patterns path elf; do
+for target in level version patterns path elf outputs; do
 	bin=$b/tests/fuzz/fuzz-$target
 	work=$b/tests/fuzz/work-$target
 	rm -rf "$work" && mkdir -p "$work" && cp "$s/tests/fuzz/corpus/$target/"* "$work/" 2>/dev/null

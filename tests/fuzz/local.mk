@@ -6,7 +6,7 @@
 FUZZ_CC = clang
 FUZZ_SECONDS = 60
 FUZZ_TARGETS = tests/fuzz/fuzz-level tests/fuzz/fuzz-version tests/fuzz/fuzz-patterns tests/fuzz/fuzz-path \
-	tests/fuzz/fuzz-elf
+	tests/fuzz/fuzz-elf tests/fuzz/fuzz-outputs
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DHAVE_CONFIG_H \
 	-I$(top_builddir) $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
 FUZZ_CONF_SRC = $(top_srcdir)/tests/fuzz/fuzz-conf.c $(top_srcdir)/src/conf.c $(top_srcdir)/src/settings.c $(top_srcdir)/src/log.c
@@ -26,6 +26,11 @@ tests/fuzz/fuzz-path: $(FUZZ_CONF_SRC) $(GENERATED)
 tests/fuzz/fuzz-elf: $(FUZZ_CLI_SRC) $(GENERATED)
 	$(AM_V_CCLD)$(FUZZ_FUZZ) -Dmain=cushim_cli_main -DCUSHIM_LIBDIR='"$(libdir)"' $(LIBELF_CFLAGS) \
 		`for f in $(FUZZ_CLI_SRC); do case $$f in *.c) echo $(top_srcdir)/$$f;; esac; done` $(LIBELF_LIBS) $(LIBS)
+# fuzz-outputs: the readers of cushim timeline and cushim summary, in the same build.
+FUZZ_OUT_SRC = tests/fuzz/fuzz-outputs.c src/cli/main.c $(libcushim_cli_la_SOURCES) $(libcushim_table_la_SOURCES)
+tests/fuzz/fuzz-outputs: $(FUZZ_OUT_SRC) $(GENERATED)
+	$(AM_V_CCLD)$(FUZZ_FUZZ) -Dmain=cushim_cli_main -DCUSHIM_LIBDIR='"$(libdir)"' $(LIBELF_CFLAGS) \
+		`for f in $(FUZZ_OUT_SRC); do case $$f in *.c) echo $(top_srcdir)/$$f;; esac; done` $(LIBELF_LIBS) $(LIBS)
 fuzz-targets: $(FUZZ_TARGETS)
 check-fuzz: fuzz-targets
 	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' FUZZ_SECONDS='$(FUZZ_SECONDS)' \
@@ -37,4 +42,4 @@ clean-local: clean-fuzz
 clean-fuzz:
 	rm -rf tests/fuzz/work-* tests/fuzz/crashes
 .PHONY: clean-fuzz
-EXTRA_DIST += tests/fuzz/fuzz.sh tests/fuzz/fuzz-conf.c tests/fuzz/fuzz-elf.c tests/fuzz/corpus tests/fuzz/regressions
+EXTRA_DIST += tests/fuzz/fuzz.sh tests/fuzz/fuzz-conf.c tests/fuzz/fuzz-elf.c tests/fuzz/fuzz-outputs.c tests/fuzz/corpus tests/fuzz/regressions

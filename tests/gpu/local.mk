@@ -21,7 +21,13 @@ check_PROGRAMS += tests/gpu/coexist-app
 tests_gpu_coexist_app_SOURCES = tests/gpu/coexist-app.c
 nodist_tests_gpu_coexist_app_SOURCES = tests/gpu/gpu-kernels-fatbin.c
 tests_gpu_coexist_app_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda -ldl -lpthread
-GPU_TESTS = tests/gpu/core.sh tests/gpu/fork.sh tests/gpu/adapt.sh tests/gpu/emulation.sh tests/gpu/coexist.sh
+# procs-app (tests/timeline) again, with its GPU work, against the real driver.
+check_PROGRAMS += tests/gpu/procs-app
+tests_gpu_procs_app_SOURCES = tests/timeline/procs-app.c
+tests_gpu_procs_app_CPPFLAGS = $(AM_CPPFLAGS) -DPROCS_GPU_WORK
+tests_gpu_procs_app_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda
+GPU_TESTS = tests/gpu/core.sh tests/gpu/fork.sh tests/gpu/adapt.sh tests/gpu/emulation.sh tests/gpu/coexist.sh \
+	tests/gpu/procs.sh
 TESTS += $(GPU_TESTS)
 EXTRA_DIST += $(GPU_TESTS)
 endif

@@ -11,3 +11,15 @@ TESTS += tests/timeline/timeline.sh
 EXTRA_DIST += tests/timeline/timeline.sh tests/timeline/check-timeline.py
 tests/timeline/timeline.log: cushim$(EXEEXT) libcushim.la tests/timeline/tl-app$(EXEEXT) $(FAKE_DRIVERS) \
 	$(FAKE_NO_RUNTIME)
+# procs-app: eight processes started by fork, fork+exec, vfork+exec and
+# posix_spawn, with every output named without %p (procs.sh); tests/gpu
+# builds it again against the real driver.
+check_PROGRAMS += tests/timeline/procs-app
+tests_timeline_procs_app_CPPFLAGS = $(FAKE_APP_INCLUDES)
+tests_timeline_procs_app_LDFLAGS = $(FAKE_APP_LINK)
+tests_timeline_procs_app_LDADD = -lcuda
+EXTRA_tests_timeline_procs_app_DEPENDENCIES = $(FAKE_APP_DEPS)
+TESTS += tests/timeline/procs.sh
+EXTRA_DIST += tests/timeline/procs.sh tests/timeline/check-procs.py tests/timeline/procs-pool.py
+tests/timeline/procs.log: cushim$(EXEEXT) libcushim.la tests/timeline/procs-app$(EXEEXT) $(FAKE_DRIVERS) \
+	$(FAKE_NO_RUNTIME)

@@ -1,0 +1,134 @@
+/* The files a process writes (the timeline, the JSON summary): one per
+ * process, whatever started it, and never another's truncated.
+ *
+ * A run is a process that no cushim process started, with everything it
+ * starts: the first process marks its environment with CUSHIM_RUN (its pid
+ * and start time), and every process it forks, execs, spawns or launches
+ * inherits the mark.  The first process to open a name owns it: the name is
+ * opened without truncation and locked (flock) for the process's life, and
+ * it is the process's own when the lock is had and the file is empty.  A
+ * file that is not empty and not locked was written by a process that has
+ * ended: the first process of a run empties it when it names another run
+ * (or none), a stale file of an earlier run; any other process keeps it.  A process that does not
+ * own the name creates a name derived from it with O_EXCL: tl.json ->
+ * tl.PID.json (tl.PID-2.json, ... when that is taken), tl.%p.json ->
+ * tl.PID-2.json.  Nothing here runs per call: only when a file is opened. */
+#include "cushim-internal.h"
+#include "settings.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+char cushim_run_id[48];
+int cushim_run_first;
+
+/* At load, before main: which run this process is part of, and the mark for
+ * those it starts when it is the first.  Only where an output is set. */
+__attribute__((constructor)) static void mark_run(void)
+{
+	const char *mark = cushim_setting_env("CUSHIM_RUN");
+
+	if (mark) { /* digits and '-' only: it goes into JSON as it is */
+		for (size_t k = 0, n = 0; mark[k] && n < sizeof cushim_run_id - 1; k++)
+			if ((mark[k] >= '0' && mark[k] <= '9') || mark[k] == '-')
+				cushim_run_id[n++] = mark[k];
+		return;
+	}
+	snprintf(cushim_run_id, sizeof cushim_run_id, "%ld-%lld", (long)getpid(), (long long)time(NULL));
+	cushim_run_first = 1;
+	if (cushim_setting_env("CUSHIM_TIMELINE") || cushim_setting_env("CUSHIM_SUMMARY") ||
+	    cushim_setting_env("CUSHIM_LOG_FILE"))
+		setenv("CUSHIM_RUN", cushim_run_id, 0);
+}
+
+void cushim_run_forked(void)
+{
+	cushim_run_first = 0;
+}
+
+enum { TAKEN = -2 };
+
+/* Whether the file names this run: a process of it wrote it (the timeline's
+ * bootstrap event and the summary both say "run"). */
+static int this_run(int fd)
+{
+	char buf[8192], needle[64];
+	ssize_t n = pread(fd, buf, sizeof buf, 0);
+	int m = snprintf(needle, sizeof needle, "\"%s\"", cushim_run_id);
+	return n > 0 && memmem(buf, (size_t)n, needle, (size_t)m) != NULL;
+}
+
+/* path for this process alone, or TAKEN (or -1 with errno). */
+static int claim(const char *path, int flags)
+{
+	int created = 1, fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | flags, 0600);
+	struct stat st;
+
+	if (fd < 0 && errno == EEXIST) {
+		created = 0;
+		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | flags);
+	}
+	if (fd < 0)
+		return errno == EACCES && !created ? TAKEN : -1; /* another user's, say */
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		if (errno != EWOULDBLOCK && created)
+			return fd; /* no locks on this file system: the creator's */
+		close(fd);
+		return TAKEN;
+	}
+	if (fstat(fd, &st) == 0 &&
+	    (st.st_size == 0 || (cushim_run_first && !this_run(fd) && ftruncate(fd, 0) == 0)))
+		return fd;
+	close(fd);
+	return TAKEN;
+}
+
+/* The k-th name derived from base (k >= 1) in out. */
+static int derive(const char *base, int has_pid, int k, char *out, size_t size)
+{
+	size_t n = strlen(base), stem = n;
+	char tag[48];
+	int m;
+
+	if (n > 5 && strcmp(base + n - 5, ".json") == 0)
+		stem = n - 5;
+	if (has_pid)
+		snprintf(tag, sizeof tag, "-%d", k + 1);
+	else if (k == 1)
+		snprintf(tag, sizeof tag, ".%ld", (long)getpid());
+	else
+		snprintf(tag, sizeof tag, ".%ld-%d", (long)getpid(), k);
+	m = snprintf(out, size, "%.*s%s%s", (int)stem, base, tag, base + stem);
+	return m > 0 && (size_t)m < size ? 0 : -1;
+}
+
+int cushim_output_open(const char *value, int flags, char *path, size_t size)
+{
+	char base[4096];
+	int fd;
+
+	snprintf(path, size, "%s", value);
+	if (cushim_expand_path(value, base, sizeof base) != 0 || strlen(base) >= size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(path, base);
+	if ((fd = claim(base, flags)) != TAKEN)
+		return fd;
+	for (int k = 1; k < 1000; k++) {
+		if (derive(base, strstr(value, "%p") != NULL, k, path, size) != 0) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | flags, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
