@@ -7,6 +7,7 @@
  * X.Z with Z >= Y, by a driver that knows its PTX ISA. */
 #include "gpufit.h"
 #include "requirements.h"
+#include <limits.h>
 #include <string.h>
 
 static int sass_runs(const struct fb_image *im, struct cli_gpu_arch g)
@@ -41,7 +42,9 @@ void cli_gpu_fit(const struct fb_list *l, struct cli_gpu_arch gpu, int driver, s
 		if (im->kind != FB_PTX || im->empty || !ptx_targets(im, gpu))
 			continue;
 		int need = cli_ptx_isa_cuda(im->isa_major, im->isa_minor);
-		int ok = !driver || !need || need <= driver;
+		/* an ISA newer than every release known needs a newer driver than any */
+		int newer = !need && im->isa_major * 10 + im->isa_minor > cli_ptx_isa_max(INT_MAX);
+		int ok = !driver || (!need && !newer) || (need && need <= driver);
 		if (fit->how == GPU_PTX && !ok)
 			continue;
 		if (fit->how != GPU_PTX && !ok && fit->image && need >= fit->ptx_driver)

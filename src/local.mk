@@ -42,7 +42,8 @@ libcushim_table_la_CFLAGS = $(SHIM_CFLAGS)
 # libcushim_core: the stubs and the bootstrap, linked into libcushim.so and
 # into the white-box tests.
 libcushim_core_la_SOURCES = src/boot.c src/boot.h src/source.c src/masquerade.c src/answer.c src/errors.c src/stubs.c src/trace.c \
-	src/timeline.c src/wrappers.c src/introspect.c src/cushim.h src/adapt.c src/adapt.h
+	src/timeline.c src/wrappers.c src/introspect.c src/cushim.h src/adapt.c src/adapt.h \
+	src/explain.c src/explain.h src/explain-fork.c src/explain-module.c src/explain-runtime.c
 nodist_libcushim_core_la_SOURCES = $(GENERATED) $(GENERATED_STUBS)
 libcushim_core_la_CFLAGS = $(SHIM_CFLAGS)
 libcushim_core_la_LIBADD = libcushim_table.la

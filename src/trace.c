@@ -8,6 +8,7 @@
  * and at exit.  Each thread counts its own calls for the summary. */
 #include "cushim-internal.h"
 #include "enums.h"
+#include "explain.h"
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -424,6 +425,10 @@ static size_t format_line(char *buf, size_t size, int tid, unsigned i, CUresult 
 
 void cushim_trace_call(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
 {
+	if (__builtin_expect(cushim_fork_watch, 0) && r == CUDA_ERROR_NOT_INITIALIZED)
+		cushim_fork_failed(i);
+	if (!cushim_tracing)
+		return; /* only a forked child's watch (explain-fork.c) sent it here */
 	struct tbuf *b = get_tbuf();
 	int text = text_lines > 1 || (text_lines && r != CUDA_SUCCESS);
 
@@ -561,7 +566,9 @@ static void write_json(FILE *json, const struct row *rows, unsigned n, uint64_t 
 			cushim_syms[rows[k].i].name, c->calls, c->errors, (double)c->ticks * ns_per_tick,
 			(double)c->ticks * ns_per_tick / (double)c->calls, (double)c->max * ns_per_tick);
 	}
-	fprintf(json, "\n]}\n");
+	fprintf(json, "\n]");
+	cushim_causes_json(json);
+	fprintf(json, "}\n");
 	fclose(json);
 }
 

@@ -27,7 +27,11 @@ import sys
 
 # Written by hand in fake-driver.c (they answer, not only record).
 SPECIALS = {"cuInit", "cuDriverGetVersion", "cuGetProcAddress", "cuGetProcAddress_v2",
-            "cuGetErrorName", "cuGetErrorString", "cuGetExportTable"}
+            "cuGetErrorName", "cuGetErrorString", "cuGetExportTable",
+            # they answer only when a test asks (FAKE_MODULE_REFUSE, FAKE_GPU_CC)
+            "cuModuleLoad", "cuModuleLoadData", "cuModuleLoadDataEx", "cuModuleLoadFatBinary",
+            "cuLibraryLoadData", "cuLibraryLoadFromFile", "cuLinkAddData_v2", "cuLinkAddFile_v2",
+            "cuCtxGetDevice", "cuDeviceGetAttribute"}
 
 
 def main():
