@@ -59,14 +59,15 @@ static void judge(int answered)
 	cushim_format_version(rt.version, r);
 	cushim_format_version(min, need);
 	int emulated = cushim_emulating && cushim_state.real_driver_version > answered;
+	int liftable = emulated && cushim_state.real_driver_version >= min; /* the real driver would do */
 	snprintf(text, sizeof text, "cuDriverGetVersion answers CUDA %s%s%s%s, but the CUDA runtime %s in %s needs a "
 		 "driver of CUDA %s or later (branch %d or later) and refuses this one (cudaErrorInsufficientDriver). "
 		 "cushim cannot lift that gate: the runtime checks the version itself. %s%s%s", a,
 		 emulated ? " (emulated by CUSHIM_DRIVER_VERSION; the driver is CUDA " : "",
 		 emulated ? cushim_format_version(cushim_state.real_driver_version, real) : "", emulated ? ")" : "",
-		 r, rt.path, need, branch, emulated ? "Set CUSHIM_DRIVER_VERSION to " : "Update the driver to ",
-		 emulated ? need : "that branch", ", or use a CUDA runtime this driver accepts (the program built with "
-		 "a toolkit of the driver's major release).");
+		 r, rt.path, need, branch, liftable ? "Unset CUSHIM_DRIVER_VERSION or set it to " : "Update the driver to ",
+		 liftable ? need : "that branch", " or later, or use a CUDA runtime this driver accepts (the program "
+		 "built with a toolkit of the driver's major release).");
 	cushim_cause("runtime", text);
 }
 
