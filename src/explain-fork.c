@@ -53,10 +53,12 @@ void cushim_fork_prepare(void)
 void cushim_fork_child(void)
 {
 	cushim_causes_forget();
-	if (!__atomic_load_n(&init_pid, __ATOMIC_ACQUIRE) || cushim_fork_watch)
-		return; /* nothing initialised; or a grandchild, already watching */
+	if (!__atomic_load_n(&init_pid, __ATOMIC_ACQUIRE))
+		return; /* nothing was initialised */
 	forked_from = getppid();
 	said = 0;
+	if (cushim_fork_watch)
+		return; /* a child's child: its parent was watching already */
 	if (!cushim_lines)
 		cushim_lines = 1; /* failed calls reach cushim_trace_call */
 	if (!cushim_tracing)
