@@ -107,6 +107,8 @@ void mi_read(const unsigned char *p, size_t n, struct mi_image *im)
 	} else {
 		snprintf(im->error, sizeof im->error, "not a fatbin, a cubin, an ELF object or PTX");
 	}
+	if (!im->error[0] && !im->list.n)
+		snprintf(im->error, sizeof im->error, "%s without GPU code", mi_form_name(im->form));
 }
 
 void mi_free(struct mi_image *im)

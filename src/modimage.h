@@ -12,7 +12,8 @@ enum { IMG_UNKNOWN, IMG_FATBIN, IMG_CUBIN, IMG_HOST_ELF, IMG_PTX };
 struct mi_image {
 	int form;               /* one of the above */
 	struct fb_list list;    /* its SASS and PTX images */
-	char error[400];        /* why it could not be read, "" if it could */
+	char error[400];        /* why it could not be read, or that it holds no
+				 * GPU code; "" when list holds its images */
 };
 
 /* What p[0..n) holds (a wrapper's fatbin must be read from its pointer by
