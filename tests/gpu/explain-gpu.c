@@ -1,5 +1,6 @@
 /* The causes cushim names, on a real driver (tests/gpu/explain.sh):
  *   fork          cuInit and a context, then a forked child's cuInit;
+ *   fork-runtime  the same, the driver initialised by the runtime (cudaFree(0));
  *   module FILE   cuModuleLoad of FILE in a context on device 0;
  *   runtime       cudaGetDeviceCount through the CUDA runtime it links. */
 #include <cuda.h>
@@ -18,8 +19,8 @@ static int context(void)
 
 int main(int argc, char **argv)
 {
-	if (argc > 1 && strcmp(argv[1], "fork") == 0) {
-		if (context())
+	if (argc > 1 && (strcmp(argv[1], "fork") == 0 || strcmp(argv[1], "fork-runtime") == 0)) {
+		if (strcmp(argv[1], "fork") == 0 ? context() : cudaFree(0) != cudaSuccess)
 			return 77;
 		fflush(stdout);
 		pid_t pid = fork();
@@ -42,6 +43,6 @@ int main(int argc, char **argv)
 		printf("cudaGetDeviceCount %d\n", (int)cudaGetDeviceCount(&n));
 		return 0;
 	}
-	fprintf(stderr, "usage: explain-gpu fork | module FILE | runtime\n");
+	fprintf(stderr, "usage: explain-gpu fork | fork-runtime | module FILE | runtime\n");
 	return 2;
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The causes cushim names, on a real GPU and driver: a forked child's cuInit
-# after its parent initialised CUDA; a fatbin with SASS for sm_100 alone
+# after its parent initialised CUDA (its own cuInit under LD_PRELOAD; the
+# runtime's in masquerade, whose frames are named); a fatbin with SASS for sm_100 alone
 # (NO_BINARY_FOR_GPU on any other GPU); PTX of ISA 9.9 (UNSUPPORTED_PTX_VERSION
 # on a driver of CUDA 13.0, ISA 9.0); a CUDA 13.0 runtime under
 # CUSHIM_DRIVER_VERSION=12.4 in masquerade.  Each is said once.
@@ -16,6 +17,9 @@ said() { # name, rc pattern, message pattern
 }
 run_shimmed "$app" fork >"$tmp/fork.out" 2>"$tmp/fork.err"
 said fork 'child cuInit 3' 'cuInit returned CUDA_ERROR_NOT_INITIALIZED in process .* because it was forked from process .*Initialise CUDA only after fork'
+mkdir "$tmp/m" && ln -s "$SHIM" "$tmp/m/libcuda.so.1"
+LD_LIBRARY_PATH="$tmp/m${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$app" fork-runtime >"$tmp/forkrt.out" 2>"$tmp/forkrt.err"
+said forkrt 'child cuInit 3' 'initialised CUDA through cuInit called from .*libcudart.so.13'
 if nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | grep -q '^10\.'; then
 	echo "SKIP: the sm_100 case needs a GPU that is not sm_100"
 else
@@ -25,7 +29,6 @@ fi
 printf '.version 9.9\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n' >"$tmp/isa99.ptx"
 run_shimmed "$app" module "$tmp/isa99.ptx" >"$tmp/ptx.out" 2>"$tmp/ptx.err"
 said ptx 'cuModuleLoad 222' 'cuModuleLoad returned CUDA_ERROR_UNSUPPORTED_PTX_VERSION for .*isa99.ptx, PTX: it holds no SASS; PTX ISA 9.9 for compute_90.*newer than this driver compiles'
-mkdir "$tmp/m" && ln -s "$SHIM" "$tmp/m/libcuda.so.1"
 LD_LIBRARY_PATH="$tmp/m${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" CUSHIM_DRIVER_VERSION=12.4 "$app" runtime >"$tmp/rt.out" 2>"$tmp/rt.err"
 said rt 'cudaGetDeviceCount 35' 'cuDriverGetVersion answers CUDA 12.4 (emulated by CUSHIM_DRIVER_VERSION.*the CUDA runtime 13\.[0-9]* in .*libcudart.so.13 needs a driver of CUDA 13.0 or later (branch 580 or later).*cushim cannot lift that gate'
 exit $fail
