@@ -36,7 +36,8 @@ noinst_LTLIBRARIES += libcushim_table.la libcushim_core.la
 SHIM_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -fno-semantic-interposition -fno-plt
 libcushim_table_la_SOURCES = src/table.c src/ldsearch.c src/ldsearch.h src/realdriver.c src/conf.c src/settings.c src/settings.h src/adapters.c src/adapters.h src/log.c src/enums.c \
 	src/cushim-internal.h src/ticks.h src/cuda-all.h src/enums.h src/elfbytes.c src/elfbytes.h src/fatbin.c src/fatbin.h \
-	src/gpufit.c src/gpufit.h src/modimage.c src/modimage.h src/requirements.c src/requirements.h
+	src/gpufit.c src/gpufit.h src/modimage.c src/modimage.h src/requirements.c src/requirements.h \
+	src/rtmarks.c src/rtmarks.h
 nodist_libcushim_table_la_SOURCES = $(GENERATED)
 libcushim_table_la_CFLAGS = $(SHIM_CFLAGS)
 # libcushim_core: the stubs and the bootstrap, linked into libcushim.so and

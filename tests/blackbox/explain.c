@@ -4,7 +4,8 @@
  *    cuInit, or a runtime's, in LD_PRELOAD mode and in masquerade);
  *  - module images the fake driver refuses (FAKE_MODULE_REFUSE) with each
  *    code cushim explains, on a GPU of compute capability 9.0 (FAKE_GPU_CC);
- *  - a runtime of CUDA 13.0 under CUSHIM_DRIVER_VERSION=12.4 in masquerade;
+ *  - a runtime of CUDA 13.0 under CUSHIM_DRIVER_VERSION=12.4 in masquerade,
+ *    loaded (libcudart.so.13) or linked into the program (static-rt-app);
  *  - the timeline's instant event and the summary's "causes" section. */
 #include <cuda.h>
 #include "../harness/harness.h"
@@ -265,6 +266,30 @@ START_TEST(check_a_runtime_refusing_the_emulated_driver_is_named)
 }
 END_TEST
 
+START_TEST(check_a_runtime_linked_statically_is_named)
+{
+	char dir[] = "/tmp/cushim-masq.XXXXXX", link[4096], ld[4200];
+	struct run r;
+	shim_as_libcuda(dir, link);
+	snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s:%s", dir, NO_RT);
+	const char *const argv[] = { ABS_TOP_BUILDDIR "/tests/blackbox/static-rt-app", NULL };
+	const char *const env[] = { ld, "CUSHIM_DRIVER=" DRV("13.0") "/libcuda.so.1", "CUSHIM_DRIVER_VERSION=12.4",
+				    NULL };
+	run_child(&r, argv, env, 30);
+	ck_assert_msg(strstr(r.out, "driver 12040\n"), "%s%s", r.out, r.err);
+	ck_assert_msg(count_lines_with(r.err, "but the CUDA runtime 13.0 linked statically into " ABS_TOP_BUILDDIR
+				       "/tests/blackbox/static-rt-app needs a driver of CUDA 13.0") == 1, "%s", r.err);
+	ck_assert_int_eq(count_lines_with(r.err, "cushim:"), 1);
+	run_free(&r);
+	const char *const env13[] = { ld, "CUSHIM_DRIVER=" DRV("13.0") "/libcuda.so.1", NULL };
+	run_child(&r, argv, env13, 30); /* not emulated: accepted, nothing said */
+	ck_assert_msg(strstr(r.out, "driver 13000\n") && !strstr(r.err, "cushim:"), "%s%s", r.out, r.err);
+	run_free(&r);
+	unlink(link);
+	rmdir(dir);
+}
+END_TEST
+
 /* ---- the timeline and the summary ---- */
 START_TEST(check_a_cause_reaches_the_timeline_and_the_summary)
 {
@@ -307,7 +332,8 @@ int main(int argc, char **argv)
 	const TTest *const module[] = { check_each_refused_image_is_explained_once,
 					check_a_cause_reaches_the_timeline_and_the_summary, NULL };
 	const struct harness_loop each[] = { { check_each_refused_image_is_explained_once, NREFUSALS }, { NULL } };
-	const TTest *const runtime[] = { check_a_runtime_refusing_the_emulated_driver_is_named, NULL };
+	const TTest *const runtime[] = { check_a_runtime_refusing_the_emulated_driver_is_named,
+					 check_a_runtime_linked_statically_is_named, NULL };
 	const struct harness_tcase tcases[] = {
 		{ "Fork", 60, fork_, NULL },
 		{ "Module", 60, module, each },
