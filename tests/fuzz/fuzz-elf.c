@@ -60,8 +60,8 @@ static void read_as_module(const uint8_t *data, size_t size)
 	struct mi_image im;
 	char holds[600];
 	mi_read(data, size, &im);
-	if (!im.error[0] == (im.list.n == 0))
-		abort(); /* either its images or why there are none */
+	if (!im.error[0] && im.list.n == 0)
+		abort(); /* its images, or why there are none (or why it stopped) */
 	for (size_t i = 0; i < im.list.n; i++)
 		if (im.list.img[i].arch < 0 || im.list.img[i].arch > 1000)
 			abort();
