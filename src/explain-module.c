@@ -122,15 +122,19 @@ static int first_time(const void *image, const char *path)
 	return 0; /* said for NSEEN images already */
 }
 
-/* ---- the GPU: the current context's device ---- */
+/* ---- the GPU: the current context's device, else device 0 (a library
+ * loads for every device) ---- */
 static struct cli_gpu_arch current_gpu(void)
 {
 	struct cli_gpu_arch g = { 0, 0 };
 	CUdevice dev = -1;
 	cushim_fn_cuCtxGetDevice *get = (cushim_fn_cuCtxGetDevice *)cushim_real[CUSHIM_IDX_cuCtxGetDevice];
+	cushim_fn_cuDeviceGet *first = (cushim_fn_cuDeviceGet *)cushim_real[CUSHIM_IDX_cuDeviceGet];
 	cushim_fn_cuDeviceGetAttribute *attr =
 		(cushim_fn_cuDeviceGetAttribute *)cushim_real[CUSHIM_IDX_cuDeviceGetAttribute];
-	if (!get || !attr || get(&dev) != CUDA_SUCCESS || dev < 0 ||
+	if ((!get || get(&dev) != CUDA_SUCCESS) && first && first(&dev, 0) != CUDA_SUCCESS)
+		dev = -1;
+	if (!attr || dev < 0 ||
 	    attr(&g.major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) != CUDA_SUCCESS ||
 	    attr(&g.minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) != CUDA_SUCCESS || g.major <= 0)
 		g.major = g.minor = 0;
@@ -170,7 +174,7 @@ static void reason(CUresult r, const struct mi_image *im, struct cli_gpu_arch g,
 	} else if (im->error[0] || !im->list.n) {
 		snprintf(buf, size, "cushim cannot read it either: %s.", im->error[0] ? im->error : "it holds no code");
 	} else if (!g.major) {
-		snprintf(buf, size, "The GPU is unknown (no current context), so cushim cannot tell which image fits.");
+		snprintf(buf, size, "The GPU is unknown (no device answers), so cushim cannot tell which image fits.");
 	} else {
 		cli_gpu_fit(&im->list, g, cushim_state.real_driver_version, &fit);
 		reason_fit(&fit, g, isa, buf, size);

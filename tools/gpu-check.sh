@@ -7,7 +7,7 @@ export top_builddir=$PWD top_srcdir=$(cd .. && pwd) NCCL_NVLS_ENABLE=0 TORCH_SYM
 export CUSHIM_TEST_REQUIRE_GPU=1
 SHIM=$PWD/.libs/libcushim.so
 echo "== machine"; nvidia-smi -L; nvidia-smi --query-gpu=driver_version --format=csv,noheader
-for t in tests/gpu/core tests/gpu/fork tests/gpu/adapt samples/cufuture/cufuture samples/userbuffers/userbuffers; do
+for t in tests/gpu/core tests/gpu/fork tests/gpu/adapt tests/gpu/explain samples/cufuture/cufuture samples/userbuffers/userbuffers; do
 	echo "== $t.sh"
 	sh "../$t.sh" > "$out/$(basename $t).log" 2>&1
 	rc=$?
