@@ -12,6 +12,7 @@
  * handlers. */
 #include "boot.h"
 #include "adapt.h"
+#include "explain.h"
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -212,8 +213,10 @@ void cushim_adopt_runtime(void)
 static CUresult CUDAAPI own_cuInit(unsigned int flags)
 {
 	CUresult r = ((CUresult (CUDAAPI *)(unsigned int))cushim_real[CUSHIM_IDX_cuInit])(flags);
-	if (r == CUDA_SUCCESS)
+	if (r == CUDA_SUCCESS) {
+		cushim_fork_initialised(); /* where, for a forked child's failure (explain-fork.c) */
 		cushim_adopt_runtime();
+	}
 	return r;
 }
 
@@ -228,7 +231,7 @@ static int driver_initialised(void)
 }
 
 /* ---- cushim's own functions in place of the driver's ---- */
-enum { ALWAYS, EMULATING, WATCHING, ADOPTING };
+enum { ALWAYS, EMULATING, WATCHING };
 static const struct override {
 	unsigned idx;
 	void *fn;
@@ -240,21 +243,23 @@ static const struct override {
 	{ CUSHIM_IDX_cuGetExportTable, (void *)cushim_own_cuGetExportTable, EMULATING },
 	{ CUSHIM_IDX_cuGetProcAddress, (void *)cushim_own_cuGetProcAddress, WATCHING },
 	{ CUSHIM_IDX_cuGetProcAddress_v2, (void *)cushim_own_cuGetProcAddress_v2, WATCHING },
-	{ CUSHIM_IDX_cuInit, (void *)own_cuInit, ADOPTING },
+	{ CUSHIM_IDX_cuInit, (void *)own_cuInit, ALWAYS },
 };
 
 static void install_overrides(int tracing)
 {
 	int watching = tracing || cushim_emulating || cushim_conf.npatterns || masquerade;
-	int adopting_ok = !masquerade && !interposed && !cushim_conf.cudart_none;
 
 	for (size_t k = 0; k < sizeof overrides / sizeof *overrides; k++) {
 		const struct override *o = &overrides[k];
 		if (cushim_real[o->idx] && (o->when == ALWAYS || (o->when == EMULATING && cushim_emulating) ||
-					     (o->when == WATCHING && watching) || (o->when == ADOPTING && adopting_ok)))
+					     (o->when == WATCHING && watching)))
 			cushim_impl[o->idx] = o->fn;
 	}
 	cushim_adapt_install(1);
+	cushim_module_install();
+	if (masquerade)
+		cushim_runtime_gate_install();
 	for (unsigned i = 0; i < CUSHIM_NSYMS; i++)
 		if (!cushim_real[i] && cushim_impl[i]) {
 			cushim_state.adapted++;
@@ -386,6 +391,7 @@ void *cushim_resolve(unsigned i)
 /* ---- fork: never split a bootstrap or an adoption between parent and child ---- */
 static void cushim_prefork(void)
 {
+	cushim_fork_prepare();
 	pthread_mutex_lock(&boot_lock);
 	pthread_mutex_lock(&adopt_lock);
 	cushim_trace_prefork();
@@ -401,6 +407,7 @@ static void cushim_postfork_parent(void)
 static void cushim_postfork_child(void)
 {
 	cushim_trace_postfork(1);
+	cushim_fork_child();
 	pthread_mutex_unlock(&adopt_lock);
 	pthread_mutex_unlock(&boot_lock);
 }

@@ -204,6 +204,7 @@ size_t cushim_timeline_event(char *buf, size_t size, int *named, int tid, unsign
 void cushim_timeline_direct(int tid, unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
 	CUSHIM_HIDDEN;
 void cushim_timeline_missing(unsigned i, CUresult returns) CUSHIM_HIDDEN;
+void cushim_timeline_cause(const char *cause, const char *text) CUSHIM_HIDDEN; /* explain.c */
 
 /* ---- error codes (errors.c) ---- */
 const char *cushim_error_name(int code) CUSHIM_HIDDEN;

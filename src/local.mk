@@ -28,19 +28,24 @@ update-table:
 .PHONY: update-table
 
 # ---- the shim ----
-# libcushim_table: the table as data, the settings, the log and the enums;
-# what the command-line tool shares with the library (no stubs in it).
+# libcushim_table: the table as data, the settings, the log and the enums,
+# and the readers of GPU code (fatbins, cubins, PTX) with the driver's
+# requirements; what the command-line tool shares with the library (no stubs
+# in it).
 noinst_LTLIBRARIES += libcushim_table.la libcushim_core.la
 SHIM_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -fno-semantic-interposition -fno-plt
 libcushim_table_la_SOURCES = src/table.c src/ldsearch.c src/ldsearch.h src/realdriver.c src/realdlsym.c src/conf.c src/settings.c src/settings.h src/adapters.c src/adapters.h src/log.c src/enums.c \
 	src/md2.c src/md2.h src/validity.c src/validity.h \
-	src/cushim-internal.h src/ticks.h src/cuda-all.h src/enums.h
+	src/cushim-internal.h src/ticks.h src/cuda-all.h src/enums.h src/elfbytes.c src/elfbytes.h src/fatbin.c src/fatbin.h \
+	src/gpufit.c src/gpufit.h src/modimage.c src/modimage.h src/requirements.c src/requirements.h \
+	src/rtmarks.c src/rtmarks.h
 nodist_libcushim_table_la_SOURCES = $(GENERATED)
 libcushim_table_la_CFLAGS = $(SHIM_CFLAGS)
 # libcushim_core: the stubs and the bootstrap, linked into libcushim.so and
 # into the white-box tests.
 libcushim_core_la_SOURCES = src/boot.c src/boot.h src/source.c src/masquerade.c src/interpose.c src/answer.c src/lookup-rule.h src/integrity.c src/errors.c src/stubs.c src/trace.c \
-	src/timeline.c src/outputs.c src/summary.c src/wrappers.c src/introspect.c src/cushim.h src/adapt.c src/adapt.h
+	src/timeline.c src/outputs.c src/summary.c src/wrappers.c src/introspect.c src/cushim.h src/adapt.c src/adapt.h \
+	src/explain.c src/explain.h src/explain-fork.c src/explain-module.c src/explain-runtime.c
 nodist_libcushim_core_la_SOURCES = $(GENERATED) $(GENERATED_STUBS)
 libcushim_core_la_CFLAGS = $(SHIM_CFLAGS)
 libcushim_core_la_LIBADD = libcushim_table.la

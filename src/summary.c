@@ -5,7 +5,7 @@
  * writes none when it made no call.  The text is made in memory and written
  * at once: the JSON file whole, the table with one write(2) where the log is
  * a file. */
-#include "cushim-internal.h"
+#include "explain.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -63,7 +63,10 @@ static void json(struct text *t, const struct cushim_summary_row *rows, unsigned
 		    "\"mean_ns\": %.1f, \"max_ns\": %.0f}", k ? "," : "", cushim_syms[rows[k].i].name, c->calls,
 		    c->errors, (double)c->ticks * ns, (double)c->ticks * ns / (double)c->calls, (double)c->max * ns);
 	}
-	add(t, "\n]}\n");
+	add(t, "\n]");
+	size_t m = cushim_causes_json(t->p, t->left);
+	t->p += m, t->left -= m;
+	add(t, "}\n");
 }
 
 static void table(struct text *t, const struct cushim_summary_row *rows, unsigned n, uint64_t calls, double ns)
@@ -98,7 +101,7 @@ static void to_log(const char *buf, size_t len, int log_is_file)
 void cushim_summary_write(const struct cushim_summary_row *rows, unsigned n, uint64_t calls, double ns_per_tick,
 			  int log_is_file)
 {
-	size_t size = 512 + (size_t)n * 256;
+	size_t size = 512 + (size_t)n * 256 + CUSHIM_CAUSES_JSON_MAX;
 	char *buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct text t = { buf, size };
 

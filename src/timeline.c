@@ -397,6 +397,26 @@ void cushim_timeline_missing(unsigned i, CUresult returns)
 	cushim_timeline_write(buf, (size_t)(o.p - buf));
 }
 
+/* A failure cushim named the cause of (explain.c): "cushim: CAUSE". */
+void cushim_timeline_cause(const char *cause, const char *text)
+{
+	char buf[6000], name[64];
+	struct jout o = { buf, sizeof buf - 8 };
+
+	if (__atomic_load_n(&tl_state, __ATOMIC_ACQUIRE) == OFF)
+		return;
+	snprintf(name, sizeof name, "cushim: %s", cause);
+	instant(&o, name, "cause", "p");
+	key(&o, "cause");
+	str(&o, cause);
+	LIT(&o, ",");
+	key(&o, "message");
+	str(&o, text);
+	o.left += 8;
+	LIT(&o, "}}");
+	cushim_timeline_write(buf, (size_t)(o.p - buf));
+}
+
 int cushim_timeline_start(void)
 {
 	if (!cushim_conf.timeline || (tl_fd = open_file()) < 0)

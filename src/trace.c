@@ -9,6 +9,7 @@
 #include "cushim-internal.h"
 #include "enums.h"
 #include <errno.h>
+#include "explain.h"
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -425,6 +426,10 @@ static size_t format_line(char *buf, size_t size, int tid, unsigned i, CUresult 
 
 void cushim_trace_call(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
 {
+	if (__builtin_expect(cushim_fork_watch, 0) && r == CUDA_ERROR_NOT_INITIALIZED)
+		cushim_fork_failed(i);
+	if (!cushim_tracing)
+		return; /* only a forked child's watch (explain-fork.c) sent it here */
 	struct tbuf *b = get_tbuf();
 	int text = text_lines > 1 || (text_lines && r != CUDA_SUCCESS);
 

@@ -11,6 +11,7 @@
 #include "config.h"
 #include "cudart.h"
 #include "cushim-internal.h"
+#include "rtmarks.h"
 #include <ctype.h>
 #include <gelf.h>
 #include <limits.h>
@@ -18,8 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RELEASE_MARK "Cuda compilation tools, release "
-#define RUNTIME_MARK "CUDA driver version is insufficient for CUDA runtime version"
 
 /* "libcudart.so.13" -> 13000 (major only), "libcudart.so.10.2" -> 10020. */
 static int soname_version(const char *name, int *major_only)
@@ -64,30 +63,11 @@ struct marks {
 	const char *newest_name;
 };
 
-static void find_release(const unsigned char *p, size_t n, struct marks *m)
-{
-	const size_t len = sizeof RELEASE_MARK - 1;
-	for (const unsigned char *q = p; (q = memmem(q, n - (size_t)(q - p), RELEASE_MARK, len)); q += len) {
-		char num[8] = "";
-		int major, minor;
-		size_t at = (size_t)(q - p) + len;
-		memcpy(num, q + len, n - at < sizeof num - 1 ? n - at : sizeof num - 1);
-		if (sscanf(num, "%2d.%1d", &major, &minor) != 2)
-			continue;
-		if (major * 1000 + minor * 10 > m->release) {
-			m->release = major * 1000 + minor * 10;
-			size_t left = n - (size_t)(q - p);
-			snprintf(m->release_text, sizeof m->release_text, "%.*s",
-				 (int)strnlen((const char *)q, left < 63 ? left : 63), (const char *)q);
-		}
-	}
-}
-
 static void find_marks(const unsigned char *p, size_t n, void *arg)
 {
 	struct marks *m = arg;
-	find_release(p, n, m);
-	if (memmem(p, n, RUNTIME_MARK, sizeof RUNTIME_MARK - 1))
+	rt_find_release(p, n, &m->release, m->release_text, sizeof m->release_text);
+	if (rt_has_runtime_mark(p, n))
 		m->error_text = 1;
 }
 

@@ -4,9 +4,9 @@
 noinst_LTLIBRARIES += libcushim_cli.la
 libcushim_cli_la_SOURCES = src/cli/run.c src/cli/check.c src/cli/check-read.c src/cli/check-judge.c \
 	src/cli/check-report.c src/cli/check-json.c src/cli/check.h src/cli/cudart.c src/cli/cudart.h \
-	src/cli/calls.c src/cli/fatbin.c src/cli/fatbin.h src/cli/gpucode.c src/cli/gpucode.h \
-	src/cli/requirements.c src/cli/requirements.h src/cli/gpus.c src/cli/doctor.c src/cli/symbols.c \
-	src/cli/machine.c src/cli/timeline.c src/cli/timeline-merge.c src/cli/tlscan.c src/cli/tlscan.h src/cli/summary.c src/cli/jsonread.c src/cli/jsonread.h src/cli/lib.c src/cli/ldsearch.c src/cli/json.c src/cli/cli.h
+	src/cli/calls.c src/gpucode.c src/gpucode.h src/cli/gpus.c src/cli/doctor.c src/cli/symbols.c \
+	src/cli/machine.c src/cli/timeline.c src/cli/timeline-merge.c src/cli/tlscan.c src/cli/tlscan.h src/cli/summary.c \
+	src/cli/jsonread.c src/cli/jsonread.h src/cli/lib.c src/cli/ldsearch.c src/cli/json.c src/cli/cli.h
 nodist_libcushim_cli_la_SOURCES = $(GENERATED)
 CLI_CPPFLAGS = $(AM_CPPFLAGS) -DCUSHIM_LIBDIR='"$(libdir)"'
 libcushim_cli_la_CPPFLAGS = $(CLI_CPPFLAGS)

@@ -6,7 +6,9 @@
  * several interleaved rounds; prints the added nanoseconds per call. Run
  * without the shim, the same difference is the noise floor.  Works on the fake
  * driver (no GPU) and on a real one (then it also measures cuStreamQuery and
- * cuLaunchKernel of an empty kernel).
+ * cuLaunchKernel of an empty kernel).  cuModuleLoadData with cuModuleUnload,
+ * a load that succeeds, is measured on both: cushim wraps the loaders to
+ * explain a refused image.
  *
  * With CUSHIM_BENCH_NEXT=1 under LD_PRELOAD="libcushim.so X", where X is a
  * library that hooks the driver (HAMi-core's libvgpu.so), "direct" is what
@@ -38,7 +40,13 @@ typedef CUresult (*query_fn)(CUstream);
 typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
 			      CUstream, void **, void **);
 
+typedef CUresult (*modload_fn)(CUmodule *, const void *);
+typedef CUresult (*modunload_fn)(CUmodule);
+
 static long iters = 20000000;
+static modload_fn d_modload;
+static modunload_fn d_modunload;
+static const void *image = "";
 static ctxget_fn d_ctxget;
 static query_fn d_query;
 static launch_fn d_launch;
@@ -113,6 +121,24 @@ static void clock_cost(void)
 #endif
 }
 
+/* A successful load and its unload: by name (cushim's wrapper) or direct. */
+static double loop_modload(int shim)
+{
+	CUmodule m;
+	modload_fn load = d_modload;
+	modunload_fn unload = d_modunload;
+	__asm__("" : "+r"(load), "+r"(unload));
+	long n = iters / 100 > 0 ? iters / 100 : 1;
+	double t = now();
+	if (shim)
+		for (long i = 0; i < n; i++)
+			cuModuleLoadData(&m, image), cuModuleUnload(m);
+	else
+		for (long i = 0; i < n; i++)
+			load(&m, image), unload(m);
+	return (now() - t) / (double)n;
+}
+
 static void measure(const char *name, double (*loop)(int), int rounds)
 {
 	double best[2] = { 1e30, 1e30 };
@@ -170,6 +196,8 @@ int main(int argc, char **argv)
 	d_ctxget = (ctxget_fn)dlsym(drv, "cuCtxGetCurrent");
 	d_query = (query_fn)dlsym(drv, "cuStreamQuery");
 	d_launch = (launch_fn)dlsym(drv, "cuLaunchKernel");
+	d_modload = (modload_fn)dlsym(drv, "cuModuleLoadData");
+	d_modunload = (modunload_fn)dlsym(drv, "cuModuleUnload");
 	t0 = now();
 	CUresult r = cuInit(0); /* the first call: under the shim, the bootstrap */
 	double first = now() - t0;
@@ -192,8 +220,12 @@ int main(int argc, char **argv)
 		CUmodule mod;
 		measure("cuStreamQuery", loop_query, 5);
 		if (&gpu_kernels_fatbin && cuModuleLoadData(&mod, gpu_kernels_fatbin) == CUDA_SUCCESS &&
-		    cuModuleGetFunction(&nop, mod, "nop") == CUDA_SUCCESS)
+		    cuModuleGetFunction(&nop, mod, "nop") == CUDA_SUCCESS) {
 			measure("cuLaunchKernel", loop_launch, 5);
+			image = gpu_kernels_fatbin;
+		}
 	}
+	if (!gpu || image != (const void *)"")
+		measure("cuModuleLoad+Un", loop_modload, 5);
 	return 0;
 }

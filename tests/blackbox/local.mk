@@ -9,10 +9,13 @@
 #                         fork; threads racing to the first call
 #   entry-points          where the entry points come from (driver, runtime)
 #   diagnostics           tracing, summary, masquerade, hiding, CUSHIM_* values
+#   explain               the causes named at run time: fork, module images,
+#                         a runtime that refuses the driver
 if HAVE_CHECK
 BLACKBOX_TESTS = tests/blackbox/export-set tests/blackbox/forwarding tests/blackbox/older-driver \
-	tests/blackbox/invisible-until-used tests/blackbox/entry-points tests/blackbox/diagnostics
-check_PROGRAMS += $(BLACKBOX_TESTS) tests/blackbox/dlsym-app tests/blackbox/dlopen-app
+	tests/blackbox/invisible-until-used tests/blackbox/entry-points tests/blackbox/diagnostics \
+	tests/blackbox/explain
+check_PROGRAMS += $(BLACKBOX_TESTS) tests/blackbox/dlsym-app tests/blackbox/dlopen-app tests/blackbox/static-rt-app
 TESTS += $(BLACKBOX_TESTS)
 
 # (the fake driver's own counters need -lcuda; export-set and older-driver
@@ -33,6 +36,10 @@ EXTRA_tests_blackbox_entry_points_DEPENDENCIES = $(HARNESS_DEPS) tests/blackbox/
 tests_blackbox_diagnostics_LDFLAGS = $(HARNESS_CUDA_LINK)
 tests_blackbox_diagnostics_LDADD = -lcuda $(HARNESS_LIBS)
 EXTRA_tests_blackbox_diagnostics_DEPENDENCIES = $(HARNESS_DEPS) tests/demo/newer-app tests/blackbox/dlopen-app
+tests_blackbox_explain_LDFLAGS = $(HARNESS_CUDA_LINK)
+tests_blackbox_explain_LDADD = -lcuda $(HARNESS_LIBS)
+EXTRA_tests_blackbox_explain_DEPENDENCIES = $(HARNESS_DEPS) tests/blackbox/static-rt-app
+tests_blackbox_static_rt_app_LDADD = -ldl
 tests_blackbox_dlopen_app_LDADD = -ldl
 # What the GL, EGL and VDPAU interop headers declare, read from the library's
 # own view of the toolkit's headers (src/cuda-all.h).

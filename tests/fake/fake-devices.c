@@ -125,17 +125,32 @@ DEV_SPECIAL(cuDevicePrimaryCtxRetain)
 	return SUCCESS;
 }
 
+/* FAKE_GPU_CC=M.m: the compute capability's attributes into *v; 0 for any other. */
+static int gpu_cc(W attr, int *v)
+{
+	const char *cc = getenv("FAKE_GPU_CC"), *dot;
+
+	if (!cc || !*cc || (attr != 75 && attr != 76))
+		return 0;
+	*v = attr == 75 ? atoi(cc) : (dot = strchr(cc, '.')) ? atoi(dot + 1) : 0;
+	return 1;
+}
+
 DEV_SPECIAL(cuDeviceGetAttribute)
 {
 	int rc, v = 0;
 
-	if (stateless(&rc))
+	if (stateless(&rc)) {
+		if (rc == SUCCESS && a0 && gpu_cc(a1, &v))
+			*(int *)(uintptr_t)a0 = v;
 		return rc;
+	}
 	if ((int)a2 < 0 || (int)a2 >= ndev())
 		return INVALID_DEVICE;
 	for (size_t i = 0; i < sizeof dev_attrs / sizeof *dev_attrs; i++)
 		if (dev_attrs[i].attr == (int)a1)
 			v = dev_attrs[i].value;
+	gpu_cc(a1, &v);
 	*(int *)(uintptr_t)a0 = v;
 	return SUCCESS;
 }
@@ -208,9 +223,13 @@ DEV_SPECIAL(cuCtxGetCurrent)
 DEV_SPECIAL(cuCtxGetDevice)
 {
 	int rc, d;
+	const char *cc = getenv("FAKE_GPU_CC");
 
-	if (stateless(&rc))
+	if (stateless(&rc)) {
+		if (rc == SUCCESS && cc && *cc && a0)
+			*(int *)(uintptr_t)a0 = 0; /* a GPU, device 0, when a test asks for one */
 		return rc;
+	}
 	if ((d = ctx_dev(current_ctx())) < 0)
 		return INVALID_CONTEXT;
 	*(int *)(uintptr_t)a0 = d;

@@ -51,6 +51,10 @@ static int initialised(void)
  *                           cuInit (the global scope's): the preloaded
  *                           shim's own stub, not the fake's function
  *   FAKE_VERSION_FAIL=N     cuDriverGetVersion returns N, writes nothing
+ *   FAKE_MODULE_REFUSE=N    every module, library and link load (cuModuleLoad*,
+ *                           cuLibraryLoad*, cuLinkAdd*_v2) returns N once initialised
+ *   FAKE_GPU_CC=M.m         the GPU's compute capability: cuCtxGetDevice answers
+ *                           device 0, cuDeviceGetAttribute its major (75), minor (76)
  * Unset: the fake answers as the real driver (the oracle). */
 enum gpa_fault { GPA_ORACLE, GPA_INVALID, GPA_NULL0, GPA_NULL1, GPA_NULL2, GPA_SELF };
 
@@ -299,6 +303,28 @@ static int special_cuGetProcAddress_v2(W a0, W a1, W a2, W a3, W a4, W a5)
 	return lookup(2, (const char *)(uintptr_t)a0, (void **)(uintptr_t)a1, (int)a2, a3, (int *)(uintptr_t)a4);
 }
 #endif
+
+/* ---- module loads and the GPU, when a test asks (FAKE_MODULE_REFUSE, FAKE_GPU_CC) ---- */
+static int load(void)
+{
+	const char *refuse = getenv("FAKE_MODULE_REFUSE");
+	if (!initialised())
+		return NOT_INITIALIZED;
+	return refuse && *refuse ? atoi(refuse) : SUCCESS;
+}
+
+#define LOADER(n) \
+	static int special_##n(W a0, W a1, W a2, W a3, W a4, W a5) { return load(); }
+LOADER(cuModuleLoad)
+LOADER(cuModuleLoadData)
+LOADER(cuModuleLoadDataEx)
+LOADER(cuModuleLoadFatBinary)
+#if FAKE_LEVEL >= 12000
+LOADER(cuLibraryLoadData)
+LOADER(cuLibraryLoadFromFile)
+#endif
+LOADER(cuLinkAddData_v2)
+LOADER(cuLinkAddFile_v2)
 
 /* Like a driver without the runtime's private tables: a runtime must fail
  * cleanly on it, not crash. */

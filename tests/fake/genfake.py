@@ -27,9 +27,13 @@ import sys
 
 # Written by hand in fake-driver.c (they answer, not only record).
 SPECIALS = {"cuInit", "cuDriverGetVersion", "cuGetProcAddress", "cuGetProcAddress_v2",
-            "cuGetErrorName", "cuGetErrorString", "cuGetExportTable"}
+            "cuGetErrorName", "cuGetErrorString", "cuGetExportTable",
+            # they answer only when a test asks (FAKE_MODULE_REFUSE, FAKE_GPU_CC)
+            "cuModuleLoad", "cuModuleLoadData", "cuModuleLoadDataEx", "cuModuleLoadFatBinary",
+            "cuLibraryLoadData", "cuLibraryLoadFromFile", "cuLinkAddData_v2", "cuLinkAddFile_v2"}
 # Written by hand in fake-devices.c (they answer with device state under
-# FAKE_DEVICES=N, generically without).
+# FAKE_DEVICES=N, generically without; cuDeviceGetAttribute and
+# cuCtxGetDevice also answer FAKE_GPU_CC).
 SPECIALS |= {"cuDeviceGetCount", "cuDeviceGet", "cuDeviceGetAttribute", "cuDevicePrimaryCtxRetain", "cuDeviceCanAccessPeer",
              "cuCtxSetCurrent", "cuCtxPushCurrent_v2", "cuCtxPopCurrent_v2", "cuCtxGetCurrent", "cuCtxGetDevice",
              "cuCtxGetStreamPriorityRange", "cuStreamCreate", "cuStreamCreateWithPriority", "cuEventCreate",

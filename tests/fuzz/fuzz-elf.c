@@ -4,11 +4,14 @@
  * runtime, the fatbins of its .nv_fatbin and .nvFatBinSegment) or a .fatbin
  * file.  The same bytes are also given to the fatbin reader directly
  * (src/cli/fatbin.c, gpucode.c), with and without the fatbin magic in front,
- * and what it reads is judged against a few GPUs.  Any input must give
- * either a result or a reason. */
+ * and what it reads is judged against a few GPUs; and to the library's reader
+ * of module images (src/modimage.c: fatbin, cubin, host ELF or PTX, as the
+ * driver's loaders take them).  Any input must give either a result or a
+ * reason. */
 #include "config.h"
 #include "cli.h"
 #include "gpucode.h"
+#include "modimage.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +55,20 @@ static void read_as_fatbin(const uint8_t *data, size_t size)
 	cli_gpucode_free(&g);
 }
 
+static void read_as_module(const uint8_t *data, size_t size)
+{
+	struct mi_image im;
+	char holds[600];
+	mi_read(data, size, &im);
+	if (!im.error[0] && im.list.n == 0)
+		abort(); /* its images, or why there are none (or why it stopped) */
+	for (size_t i = 0; i < im.list.n; i++)
+		if (im.list.img[i].arch < 0 || im.list.img[i].arch > 1000)
+			abort();
+	mi_describe(&im, holds, sizeof holds);
+	mi_free(&im);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -59,6 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	elf_version(EV_CURRENT);
 	read_as_file(data, size);
 	read_as_fatbin(data, size);
+	read_as_module(data, size);
 	/* The same bytes as the entries of one fatbin, so that the fuzzer
 	 * reaches the image headers without finding the container first. */
 	if (!(framed = realloc(framed, size + 16)))

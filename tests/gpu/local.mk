@@ -7,7 +7,7 @@ EXTRA_DIST += tests/gpu/gpu-env.sh tests/gpu/gpu-kernels.cu
 if HAVE_NVCC
 CLEANFILES += tests/gpu/gpu-kernels.fatbin tests/gpu/gpu-kernels-fatbin.c
 check_PROGRAMS += tests/gpu/real-exports tests/gpu/saxpy tests/gpu/fork-probe tests/gpu/adapt-gpu \
-	tests/gpu/integrity-gpu
+	tests/gpu/integrity-gpu tests/gpu/explain-gpu
 tests_gpu_integrity_gpu_LDADD = libcushim_table.la $(CUDA_STUBS_LDFLAGS) -lcuda
 tests_gpu_real_exports_LDADD = libcushim_table.la -ldl
 tests_gpu_saxpy_SOURCES = tests/gpu/saxpy.c
@@ -26,8 +26,27 @@ check_PROGRAMS += tests/gpu/procs-app
 tests_gpu_procs_app_SOURCES = tests/timeline/procs-app.c
 tests_gpu_procs_app_CPPFLAGS = $(AM_CPPFLAGS) -DPROCS_GPU_WORK
 tests_gpu_procs_app_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda
+# explain-gpu: against the toolkit's shared CUDA runtime, a copy of which
+# travels with the build folder (tests/gpu/rt); sm100-only.fatbin: SASS for
+# sm_100 alone, which no other GPU runs.
+tests_gpu_explain_gpu_CPPFLAGS = $(AM_CPPFLAGS)
+tests_gpu_explain_gpu_LDFLAGS = -Wl,-rpath,'$$ORIGIN/rt'
+tests_gpu_explain_gpu_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda -Ltests/gpu/rt -lcudart
+EXTRA_tests_gpu_explain_gpu_DEPENDENCIES = tests/gpu/rt/libcudart.so tests/gpu/sm100-only.fatbin
+tests/gpu/rt/libcudart.so:
+	$(AM_V_GEN)$(MKDIR_P) tests/gpu/rt && for v in 13 12 11.0; do \
+		if test -f $(CUDA_DIR)/lib64/libcudart.so.$$v; then \
+			cp -L $(CUDA_DIR)/lib64/libcudart.so.$$v tests/gpu/rt/ && ln -sf libcudart.so.$$v $@ && exit 0; fi; \
+	done; echo "no libcudart.so in $(CUDA_DIR)/lib64" >&2; exit 1
+tests/gpu/sm100-only.fatbin: $(top_srcdir)/tests/gpu/gpu-kernels.cu
+	$(AM_V_GEN)$(MKDIR_P) tests/gpu && $(NVCC) -fatbin -gencode arch=compute_100,code=sm_100 -o $@ $<
+CLEANFILES += tests/gpu/sm100-only.fatbin
 GPU_TESTS = tests/gpu/core.sh tests/gpu/fork.sh tests/gpu/adapt.sh tests/gpu/emulation.sh tests/gpu/coexist.sh \
-	tests/gpu/procs.sh
+	tests/gpu/procs.sh tests/gpu/explain.sh
 TESTS += $(GPU_TESTS)
 EXTRA_DIST += $(GPU_TESTS)
 endif
+clean-local: clean-gpu-rt
+clean-gpu-rt:
+	rm -rf tests/gpu/rt
+.PHONY: clean-gpu-rt

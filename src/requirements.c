@@ -98,3 +98,12 @@ int cli_ptx_isa_cuda(int isa_major, int isa_minor)
 			return ptx_isas[i].cuda;
 	return 0;
 }
+
+int cli_ptx_isa_max(int driver)
+{
+	int isa = 0;
+	for (size_t i = 0; i < sizeof ptx_isas / sizeof *ptx_isas; i++)
+		if (ptx_isas[i].cuda <= driver)
+			isa = ptx_isas[i].isa;
+	return isa;
+}

@@ -1,7 +1,7 @@
 /* Reading NVIDIA fatbins: the containers of GPU code (SASS and PTX) that
  * nvcc embeds in a program (.nv_fatbin) or writes to a .fatbin file. */
-#ifndef CUSHIM_CLI_FATBIN_H
-#define CUSHIM_CLI_FATBIN_H
+#ifndef CUSHIM_FATBIN_H
+#define CUSHIM_FATBIN_H
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +37,9 @@ int fb_read_region(const unsigned char *p, size_t n, uint64_t base, struct fb_li
  * size is left in used.  0, or -1 with why. */
 int fb_read_one(const unsigned char *p, size_t n, uint64_t base, struct fb_list *out, size_t *used,
 		char *why, size_t whysize);
+/* A cubin on its own (an ELF file for EM_CUDA): its one SASS image is added
+ * to out.  0, or -1 with why. */
+int fb_read_cubin(const unsigned char *p, size_t n, struct fb_list *out, char *why, size_t whysize);
 void fb_free(struct fb_list *l);
 /* A little-endian number of 2, 4 or 8 bytes. */
 uint64_t fb_le(const unsigned char *p, int bytes);

@@ -3,8 +3,8 @@
  * CUDA_VERSION form the driver reports (cuDriverGetVersion: 12.0 is 12000);
  * a driver branch is the first number of the driver's release (525 for
  * 525.60.13). */
-#ifndef CUSHIM_CLI_REQUIREMENTS_H
-#define CUSHIM_CLI_REQUIREMENTS_H
+#ifndef CUSHIM_REQUIREMENTS_H
+#define CUSHIM_REQUIREMENTS_H
 
 /* The oldest driver a CUDA runtime of this version accepts: for 11.x and
  * later the first driver of its major release (minor version
@@ -22,5 +22,8 @@ int cli_branch_first(void);
 int cli_branch_last(void);
 /* The oldest driver that JIT-compiles PTX of this ISA version (9.0 -> 13000), 0 if unknown. */
 int cli_ptx_isa_cuda(int isa_major, int isa_minor);
+/* The newest PTX ISA version a driver of this CUDA version JIT-compiles, as
+ * major * 10 + minor (13000 -> 90); 0 if unknown. */
+int cli_ptx_isa_max(int driver);
 
 #endif

@@ -1,0 +1,135 @@
+/* A forked child that cannot use CUDA.  A driver refuses CUDA in a child
+ * forked from a process that initialised it (CUDA_ERROR_NOT_INITIALIZED,
+ * from cuInit and every call after).  When the program's cuInit first
+ * succeeds, the calling frames are kept (one backtrace(3), symbolised only
+ * if a child ever fails).  In a child of such a process the fork handler
+ * sends the calls through the trace wrappers, whose failed calls reach
+ * cushim_trace_call and so cushim_fork_failed: nothing is added to any call
+ * of a process that did not fork after initialising CUDA. */
+#include "explain.h"
+#include "boot.h"
+#include <dlfcn.h>
+#include <errno.h>
+#include <execinfo.h>
+#include <link.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NFRAMES 12
+#define NSHOWN 4
+int cushim_fork_watch;
+static pid_t init_pid;      /* the process whose cuInit succeeded first */
+static void *frames[NFRAMES];
+static int nframes;
+static pid_t forked_from;
+static int said;
+
+void cushim_fork_initialised(void)
+{
+	pid_t me = getpid(), was = __atomic_load_n(&init_pid, __ATOMIC_ACQUIRE);
+
+	if (was == me || !__atomic_compare_exchange_n(&init_pid, &was, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	nframes = backtrace(frames, NFRAMES);
+}
+
+/* Before fork, in a process whose own cuInit cushim did not see (a runtime
+ * that reaches the driver directly, LD_PRELOAD mode): is the driver
+ * initialised?  One call, until it is. */
+void cushim_fork_prepare(void)
+{
+	int n = 0;
+	void *f = cushim_real[CUSHIM_IDX_cuDeviceGetCount];
+	pid_t me = getpid();
+
+	if (cushim_fork_watch || !cushim_booted() || __atomic_load_n(&init_pid, __ATOMIC_ACQUIRE) == me || !f ||
+	    ((CUresult (CUDAAPI *)(int *))f)(&n) != CUDA_SUCCESS)
+		return;
+	nframes = 0; /* initialised by a call cushim did not see */
+	__atomic_store_n(&init_pid, me, __ATOMIC_RELEASE);
+}
+
+void cushim_fork_child(void)
+{
+	cushim_causes_forget();
+	if (!__atomic_load_n(&init_pid, __ATOMIC_ACQUIRE))
+		return; /* nothing was initialised */
+	forked_from = getppid();
+	said = 0;
+	if (cushim_fork_watch)
+		return; /* a child's child: its parent was watching already */
+	if (!cushim_lines)
+		cushim_lines = 1; /* failed calls reach cushim_trace_call */
+	if (!cushim_tracing)
+		for (unsigned i = 0; i < CUSHIM_NSYMS; i++)
+			if (cushim_impl[i])
+				__atomic_store_n(&cushim_slot[i], cushim_tracer[i], __ATOMIC_RELEASE);
+	__atomic_store_n(&cushim_fork_watch, 1, __ATOMIC_RELEASE);
+}
+
+/* The driver was initialised by a call that did not come through cushim:
+ * name the runtime loaded, which made it. */
+static void unseen(char *buf, size_t size)
+{
+	struct link_map *lm;
+	for (int k = 0; k < CUSHIM_NRUNTIMES; k++) {
+		void *h = dlopen(cushim_runtime_sonames[k], RTLD_LAZY | RTLD_NOLOAD);
+		int found = h && dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm->l_name;
+		if (found)
+			snprintf(buf, size, "a call cushim did not see, with the CUDA runtime %s loaded", lm->l_name);
+		if (h)
+			dlclose(h);
+		if (found)
+			return;
+	}
+	snprintf(buf, size, "a call cushim did not see");
+}
+
+/* "main+0x1c (/path/app), worker (/path/lib.so+0x1234), ...": the kept
+ * frames outside cushim. */
+static void where(char *buf, size_t size)
+{
+	size_t o = (size_t)snprintf(buf, size, "cuInit called from ");
+	int shown = 0;
+
+	for (int k = 0; k < nframes && shown < NSHOWN && o < size; k++) {
+		Dl_info di;
+		const char *file;
+		int m;
+		if (cushim_inside_self(frames[k]) || !dladdr(frames[k], &di) || !di.dli_fname)
+			continue;
+		file = di.dli_fname[0] ? di.dli_fname : program_invocation_name;
+		if (di.dli_sname)
+			m = snprintf(buf + o, size - o, "%s%s+0x%zx (%s)", shown ? ", " : "", di.dli_sname,
+				     (size_t)((char *)frames[k] - (char *)di.dli_saddr), file);
+		else
+			m = snprintf(buf + o, size - o, "%s%s+0x%zx", shown ? ", " : "", file,
+				     (size_t)((char *)frames[k] - (char *)di.dli_fbase));
+		o += m > 0 ? (size_t)m : 0;
+		shown++;
+	}
+	if (!shown)
+		unseen(buf, size);
+}
+
+void cushim_fork_failed(unsigned i)
+{
+	char text[1800], from[1024], parent[96];
+	pid_t init = __atomic_load_n(&init_pid, __ATOMIC_ACQUIRE);
+
+	if (__atomic_exchange_n(&said, 1, __ATOMIC_ACQ_REL))
+		return;
+	where(from, sizeof from);
+	if (init == forked_from)
+		snprintf(parent, sizeof parent, "process %d", (int)init);
+	else
+		snprintf(parent, sizeof parent, "process %d (which descends from process %d)", (int)forked_from,
+			 (int)init);
+	snprintf(text, sizeof text, "%s returned CUDA_ERROR_NOT_INITIALIZED in process %d because it was forked from "
+		 "%s after CUDA was initialised there; a forked child cannot use CUDA initialised before the fork. "
+		 "Process %d initialised CUDA through %s. Initialise CUDA only after fork, in the "
+		 "child, or start workers with spawn or forkserver (Python: multiprocessing.set_start_method(\"spawn\"))",
+		 cushim_syms[i].name, (int)getpid(), parent, (int)init, from);
+	cushim_cause("fork", text);
+}

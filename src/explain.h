@@ -1,0 +1,40 @@
+/* Naming the cause of the commonest CUDA failures at run time, once each:
+ * a forked child that cannot use the CUDA its parent initialised
+ * (explain-fork.c), a module image the GPU cannot run (explain-module.c),
+ * a runtime that refuses the driver cushim answers for (explain-runtime.c).
+ * explain.c says them: the log at warn, the timeline, the summary's JSON. */
+#ifndef CUSHIM_EXPLAIN_H
+#define CUSHIM_EXPLAIN_H
+#include "cushim-internal.h"
+#include <stdio.h>
+
+/* explain.c: text said at warn, as an instant event named "cushim: CAUSE"
+ * and kept for the summary's "causes" section. */
+void cushim_cause(const char *cause, const char *text) CUSHIM_HIDDEN;
+/* ,"causes":[{"cause":...,"message":...},...] for the summary's JSON, into
+ * buf (at most size bytes, CUSHIM_CAUSES_JSON_MAX always suffice); the
+ * bytes written, not counting the terminating NUL. */
+#define CUSHIM_MAX_CAUSES 16
+#define CUSHIM_CAUSE_TEXT 3000
+#define CUSHIM_CAUSES_JSON_MAX (CUSHIM_MAX_CAUSES * (2 * CUSHIM_CAUSE_TEXT + 64) + 32)
+size_t cushim_causes_json(char *buf, size_t size) CUSHIM_HIDDEN;
+/* In a forked child: what its parent said is not its own. */
+void cushim_causes_forget(void) CUSHIM_HIDDEN;
+/* A JSON string's contents of s, escaped, into buf (never more than size). */
+size_t cushim_json_escape(char *buf, size_t size, const char *s) CUSHIM_HIDDEN;
+
+/* explain-fork.c */
+extern int cushim_fork_watch CUSHIM_HIDDEN; /* a forked child of a process that initialised CUDA */
+void cushim_fork_initialised(void) CUSHIM_HIDDEN; /* the program's cuInit succeeded */
+void cushim_fork_prepare(void) CUSHIM_HIDDEN;     /* before fork */
+void cushim_fork_child(void) CUSHIM_HIDDEN;       /* in the child, after fork */
+void cushim_fork_failed(unsigned i) CUSHIM_HIDDEN; /* export i returned 3 in such a child */
+
+/* explain-module.c: the module, library and link loaders' wrappers, into
+ * cushim_impl. */
+void cushim_module_install(void) CUSHIM_HIDDEN;
+
+/* explain-runtime.c: in masquerade, cuDriverGetVersion's answer judged
+ * against the runtimes loaded. */
+void cushim_runtime_gate_install(void) CUSHIM_HIDDEN;
+#endif
