@@ -13,6 +13,7 @@
 #include "requirements.h"
 #include "rtmarks.h"
 #include <errno.h> /* program_invocation_name */
+#include <limits.h>
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
@@ -28,23 +29,37 @@ struct runtime {
 	int linked;  /* linked statically into path */
 };
 
-/* The newest runtime among the loaded objects named libcudart.so.N...:
- * its version from its own cudaRuntimeGetVersion, else from the soname. */
+/* The version a runtime's file name says: libcudart.so.12.4.127 -> 12040,
+ * libcudart.so.12 -> 12000; 0 for another name. */
+static int version_of_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	char *end;
+	long major, minor = 0;
+
+	base = base ? base + 1 : path;
+	if (strncmp(base, "libcudart.so.", 13) != 0)
+		return 0;
+	major = strtol(base + 13, &end, 10);
+	if (*end == '.')
+		minor = strtol(end + 1, NULL, 10);
+	return major > 0 && major < 100 && minor >= 0 && minor < 100 ? (int)(major * 1000 + minor * 10) : 0;
+}
+
+/* The newest runtime among the loaded objects named libcudart.so.N...: its
+ * version from the file the name leads to (libcudart.so.12 ->
+ * libcudart.so.12.4.127), else from the soname.  Never a call into the
+ * runtime: it may be asking from inside its own initialisation. */
 static int find_runtime(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct runtime *rt = data;
-	const char *base = strrchr(info->dlpi_name, '/');
-	base = base ? base + 1 : info->dlpi_name;
-	if (strncmp(base, "libcudart.so.", 13) != 0)
+	char real[PATH_MAX];
+	int v = version_of_name(info->dlpi_name), exact;
+
+	if (!v)
 		return 0;
-	int v = atoi(base + 13) * 1000;
-	void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-	int (*get)(int *) = h ? (int (*)(int *))dlsym(h, "cudaRuntimeGetVersion") : NULL;
-	int exact = 0;
-	if (get && get(&exact) == 0 && exact / 1000 == v / 1000)
+	if (realpath(info->dlpi_name, real) && (exact = version_of_name(real)) / 1000 == v / 1000)
 		v = exact;
-	if (h)
-		dlclose(h);
 	if (v > rt->version) {
 		rt->version = v;
 		snprintf(rt->path, sizeof rt->path, "%s", info->dlpi_name);
