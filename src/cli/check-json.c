@@ -161,18 +161,21 @@ static void json_verdict(const struct result *r)
 	printf(",\n    \"verdict\": {\"runs\": %s, ", status == CLI_OK ? "true" : status == CLI_FAIL ? "false" : "null");
 	json_version("needs_driver", "needs_driver_cuda_version", "needs_driver_branch", r->v.need);
 	printf(", \"decided_by\": %s, \"blocked_by\": [", r->v.need ? by_names[r->v.decided_by] : "null");
-	for (int by = BY_RUNTIME, k = 0; by <= BY_IMPORTS; by++)
+	int k = 0;
+	for (int by = BY_RUNTIME; by <= BY_IMPORTS; by++)
 		if (r->v.blocked[by])
 			printf("%s%s", k++ ? ", " : "", by_names[by]);
-	printf("], \"cushim_can_help\": %s}",
-	       r->v.blocked[BY_IMPORTS] && !r->v.blocked[BY_RUNTIME] && !r->v.blocked[BY_GPU_CODE] ? "true" : "false");
+	if (r->nunfound)
+		printf("%s\"libraries\"", k ? ", " : "");
+	printf("], \"cushim_can_help\": %s}", r->v.blocked[BY_IMPORTS] && !r->v.blocked[BY_RUNTIME] &&
+	       !r->v.blocked[BY_GPU_CODE] && !r->nunfound ? "true" : "false");
 }
 
 static const char *status_name(const struct result *r)
 {
 	if (r->error || r->gpu.error[0])
 		return "error";
-	if (r->v.blocked[BY_RUNTIME] || r->v.blocked[BY_GPU_CODE])
+	if (r->v.blocked[BY_RUNTIME] || r->v.blocked[BY_GPU_CODE] || r->nunfound)
 		return "fail";
 	return r->nmissing ? "missing" : "pass";
 }
@@ -201,5 +204,10 @@ void check_print_json_file(const struct result *r, const struct opts *o, int fir
 	json_gpucode(r);
 	json_fits(r, o);
 	json_verdict(r);
-	printf("}");
+	printf(", \"missing_libraries\": [");
+	for (size_t k = 0; k < r->nunfound; k++) {
+		printf(k ? ", " : "");
+		json_string(stdout, r->unfound[k]);
+	}
+	printf("]}");
 }

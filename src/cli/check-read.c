@@ -5,6 +5,7 @@
 #include "config.h"
 #include "check.h"
 #include "cushim-internal.h"
+#include "modimage.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -54,25 +55,45 @@ static const char *not_a_file(const struct stat *st)
 	return NULL;
 }
 
-/* A .fatbin file (it begins with the fatbin magic): 1 when it is one. */
-static int read_raw_fatbin(struct result *r, int fd, off_t size)
+/* A GPU code file, judged for its code alone: a fatbin (it begins with the
+ * fatbin magic), a cubin (an ELF file for EM_CUDA) or PTX text (a .ptx
+ * file).  1 when it is one. */
+static int gpu_file(int fd, const char *path)
 {
-	unsigned char head[4];
-	if (pread(fd, head, sizeof head, 0) != (ssize_t)sizeof head || fb_le(head, 4) != FB_MAGIC)
+	unsigned char h[20];
+	ssize_t n = pread(fd, h, sizeof h, 0);
+	size_t len = strlen(path);
+	if (n >= 4 && fb_le(h, 4) == FB_MAGIC)
+		return 1;
+	if (n == (ssize_t)sizeof h && memcmp(h, ELFMAG, SELFMAG) == 0 && fb_le(h + 18, 2) == EM_CUDA)
+		return 1;
+	return len > 4 && strcmp(path + len - 4, ".ptx") == 0;
+}
+
+static int read_raw_image(struct result *r, int fd, off_t size, const char *path)
+{
+	struct mi_image im;
+	if (!gpu_file(fd, path))
 		return 0;
 	r->raw_fatbin = 1;
 	if ((uint64_t)size > RAW_FATBIN_MAX) {
-		set_error(r, "is a fatbin of %lld bytes, more than cushim check reads (%u)", (long long)size,
+		set_error(r, "is GPU code of %lld bytes, more than cushim check reads (%u)", (long long)size,
 			  RAW_FATBIN_MAX);
 		return 1;
 	}
 	unsigned char *p = malloc((size_t)size);
 	if (!p)
 		abort();
-	if (pread(fd, p, (size_t)size, 0) != (ssize_t)size)
+	if (pread(fd, p, (size_t)size, 0) != (ssize_t)size) {
 		set_error(r, "cannot be read: %s", strerror(errno ? errno : EIO));
-	else
+	} else if (fb_le(p, 4) == FB_MAGIC) {
 		cli_gpucode_read_raw(p, (size_t)size, &r->gpu);
+	} else {
+		mi_read(p, (size_t)size, &im);
+		r->gpu.list = im.list;
+		if (im.error[0] && !im.list.n)
+			snprintf(r->gpu.error, sizeof r->gpu.error, "%s", im.error);
+	}
 	free(p);
 	return 1;
 }
@@ -264,7 +285,7 @@ void check_read(struct result *r, const char *path)
 		set_error(r, "cannot be read: %s", strerror(errno));
 	else if ((bad = not_a_file(&st)))
 		set_error(r, "%s", bad);
-	else if (!read_raw_fatbin(r, fd, st.st_size))
+	else if (!read_raw_image(r, fd, st.st_size, path))
 		read_elf(r, fd, &st, path);
 	close(fd);
 }
@@ -283,6 +304,9 @@ void check_free(struct result *r)
 	free(r->rpath);
 	free(r->runpath);
 	free(r->soname);
+	for (size_t i = 0; i < r->nunfound; i++)
+		free(r->unfound[i]);
+	free(r->unfound);
 	cli_gpucode_free(&r->gpu);
 }
 

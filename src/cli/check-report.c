@@ -324,12 +324,17 @@ static void print_blockers(const struct result *r, const struct opts *o)
 		strcat(head, " without cushim");
 		say_blocker(r, head, why, &said);
 	}
+	for (size_t k = 0; k < r->nunfound; k++) {
+		snprintf(why, sizeof why, "it needs %s, which nothing provides (not its rpath or runpath, not the "
+			 "tree's own libraries, not the system's): the loader stops it", r->unfound[k]);
+		say_blocker(r, "on any driver", why, &said);
+	}
 }
 
 static void print_verdict(const struct result *r, const struct opts *o)
 {
 	char target[256], d[64];
-	if ((cuda_free(r) && !r->nimports) || r->gpu.error[0])
+	if ((cuda_free(r) && !r->nimports && !r->nunfound) || r->gpu.error[0])
 		return;
 	if (check_status(r) == CLI_FAIL) {
 		print_blockers(r, o);

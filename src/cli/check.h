@@ -15,6 +15,7 @@ struct opts {
 	int versus_branch;     /* the driver branch given instead of a CUDA version; 0 = none */
 	struct cli_shim *shim; /* the driver here, or NULL */
 	int json;
+	int verbose;           /* an environment: every file, not only those that limit it */
 	struct cli_gpu_arch gpus[CHECK_MAX_GPUS];
 	int ngpus;
 	const char *gpus_from; /* "option" or "driver" */
@@ -54,10 +55,24 @@ struct result {
 	size_t nneeded;
 	char *rpath, *runpath, *soname;
 	int has_runpath;
+	char **unfound;  /* libraries it needs that nothing provides (in a tree) */
+	size_t nunfound;
 	struct cli_runtime rt;
 	struct cli_gpucode gpu;
 	struct verdict v;
 };
+
+/* A whole environment (check-env.c): its verdict, from each file's. */
+struct env {
+	int status, nfiles, need, unfound, failing, with_kernels;
+	long decider, limiter;      /* the files that decide: -1 none */
+	int gpu_lacking[CHECK_MAX_GPUS];
+	long gpu_first[CHECK_MAX_GPUS];
+};
+void env_judge(struct env *e, const struct result *rs, size_t n, const struct opts *o);
+void env_print_text(const struct env *e, const struct result *rs, size_t n, const struct opts *o);
+void env_print_json(const struct env *e, const struct result *rs, const struct opts *o);
+int env_limits(const struct env *e, const struct result *r);
 
 void check_read(struct result *r, const char *path);
 void check_free(struct result *r);
