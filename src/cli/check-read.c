@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -257,14 +258,30 @@ static void read_cuda(struct result *r, Elf *elf, const char *path)
 	cli_gpucode_read(elf, &r->gpu);
 }
 
+/* The file is mapped, not read: only the pages of the sections that matter
+ * (the dynamic symbols, the dynamic section, the fatbins' headers) are
+ * touched, and without read-ahead, so that memory does not grow with the
+ * file's size. */
+static void no_readahead(Elf *elf)
+{
+	size_t size;
+	char *p = elf_rawfile(elf, &size);
+	long page = sysconf(_SC_PAGESIZE);
+	if (!p || page <= 0)
+		return;
+	uintptr_t start = (uintptr_t)p & ~(uintptr_t)(page - 1);
+	madvise((void *)start, size + ((uintptr_t)p - start), MADV_RANDOM);
+}
+
 static void read_elf(struct result *r, int fd, const struct stat *st, const char *path)
 {
 	GElf_Ehdr eh;
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf) {
 		set_error(r, "cannot be read as ELF: %s", elf_errmsg(-1));
 		return;
 	}
+	no_readahead(elf);
 	if (usable_elf(r, elf, &eh) && whole_elf(r, elf, &eh, st->st_size) &&
 	    read_sections(r, elf, &eh, st->st_size) == 0)
 		read_cuda(r, elf, path);
