@@ -26,7 +26,7 @@ static int weight(const struct result *r)
 void env_judge(struct env *e, const struct result *rs, size_t n, const struct opts *o)
 {
 	memset(e, 0, sizeof *e);
-	e->decider = e->limiter = -1;
+	e->decider = e->limiter = e->jit = -1;
 	e->nfiles = (int)n;
 	for (size_t i = 0; i < n; i++) {
 		const struct result *r = &rs[i];
@@ -38,6 +38,8 @@ void env_judge(struct env *e, const struct result *rs, size_t n, const struct op
 		if (!r->error && r->v.need > e->need)
 			e->need = r->v.need, e->limiter = (long)i;
 		e->unfound += r->nunfound;
+		if (r->jit.need && (e->jit < 0 || r->jit.need > rs[e->jit].jit.need))
+			e->jit = (long)i;
 		e->failing += st == CLI_FAIL;
 		if (r->error || r->gpu.error[0] || !cli_gpucode_kernels(&r->gpu))
 			continue;
@@ -103,13 +105,18 @@ void env_print_text(const struct env *e, const struct result *rs, size_t n, cons
 	else
 		printf("environment: any driver will do\n");
 	print_gpus(e, rs, o);
+	if (e->jit >= 0 && rs[e->jit].v.jit_too_new)
+		printf("environment: caution: %s carries %s %s: the PTX it emits by default needs %s; programs "
+		       "that compile with it run only if they ask it for SASS\n", rs[e->jit].file,
+		       cli_jit_name(rs[e->jit].jit.kind), cli_version(rs[e->jit].jit.version),
+		       check_driver_name(rs[e->jit].jit.need, d, sizeof d));
 }
 
 /* By default the files that limit the tree: those that fail, and those
  * that set the least driver it needs. */
 int env_limits(const struct env *e, const struct result *r)
 {
-	return check_status(r) != CLI_OK || (e->need && r->v.need == e->need);
+	return check_status(r) != CLI_OK || (e->need && r->v.need == e->need) || r->v.jit_too_new;
 }
 
 void env_print_json(const struct env *e, const struct result *rs, const struct opts *o)

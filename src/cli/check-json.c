@@ -180,6 +180,20 @@ static const char *status_name(const struct result *r)
 	return r->nmissing ? "missing" : "pass";
 }
 
+static void json_jit(const struct result *r)
+{
+	const struct cli_jit *j = &r->jit;
+	if (j->kind == JIT_NONE) {
+		printf(",\n    \"jit_compiler\": null");
+		return;
+	}
+	printf(",\n    \"jit_compiler\": {\"name\": \"%s\", \"cuda_version\": ", cli_jit_name(j->kind));
+	printf(j->version ? "%d" : "null", j->version);
+	printf(", \"major_only\": %s, \"default_ptx_needs_driver_cuda_version\": ", j->major_only ? "true" : "false");
+	printf(j->need ? "%d" : "null", j->need);
+	printf(", \"newer_than_driver\": %s}", r->v.jit_too_new ? "true" : "false");
+}
+
 void check_print_json_file(const struct result *r, const struct opts *o, int first)
 {
 	printf("%s\n    {\"file\": ", first ? "" : ",");
@@ -201,6 +215,7 @@ void check_print_json_file(const struct result *r, const struct opts *o, int fir
 	}
 	json_imports(r);
 	json_runtime(&r->rt);
+	json_jit(r);
 	json_gpucode(r);
 	json_fits(r, o);
 	json_verdict(r);

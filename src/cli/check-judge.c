@@ -97,6 +97,7 @@ void check_judge(struct result *r, const struct opts *o)
 	judge_gpus(r, o);
 	judge_need(r, o);
 	r->v.blocked[BY_IMPORTS] = r->nmissing > 0;
+	r->v.jit_too_new = o->versus && r->jit.need > o->versus;
 }
 
 int check_status(const struct result *r)

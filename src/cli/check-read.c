@@ -255,6 +255,7 @@ static void read_cuda(struct result *r, Elf *elf, const char *path)
 {
 	struct cli_runtime_in in = { path, r->needed, r->nneeded, r->soname };
 	cli_runtime_detect(elf, &in, &r->rt);
+	cli_jit_detect(elf, path, r->soname, &r->jit);
 	cli_gpucode_read(elf, &r->gpu);
 }
 

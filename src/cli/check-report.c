@@ -359,6 +359,23 @@ static void print_verdict(const struct result *r, const struct opts *o)
 	printf("\n");
 }
 
+/* A JIT compiler carried: the driver the PTX it emits by default needs. */
+static void print_jit(const struct result *r, const struct opts *o)
+{
+	char d[64];
+	const struct cli_jit *j = &r->jit;
+	if (j->kind == JIT_NONE)
+		return;
+	printf("%s: carries %s %s%s (%s): ", r->file, cli_jit_name(j->kind), j->version ? cli_version(j->version) :
+	       "of unknown version", j->major_only ? ".x" : "", j->from);
+	if (!j->need)
+		printf("the driver the PTX it emits needs is unknown (its exact version is not recorded)\n");
+	else
+		printf("the PTX it emits by default needs %s or newer%s; a program that asks it for SASS "
+		       "(-arch=sm_XY) needs no newer driver for that\n", check_driver_name(j->need, d, sizeof d),
+		       o->versus && j->need > o->versus ? ", newer than the driver given" : "");
+}
+
 void check_print_text(const struct result *r, const struct opts *o)
 {
 	if (r->error)
@@ -372,6 +389,7 @@ void check_print_text(const struct result *r, const struct opts *o)
 		printf(r->needed_by ? "%s (needed by %s): " : "%s: ", r->file, r->needed_by);
 		print_imports(r, o);
 		print_runtime(r);
+		print_jit(r, o);
 	}
 	print_gpucode(r, o);
 	print_fits(r, o);

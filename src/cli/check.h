@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "cudart.h"
 #include "gpucode.h"
+#include "jitc.h"
 
 #define CHECK_MAX_GPUS 16
 
@@ -36,6 +37,7 @@ struct verdict {
 	int need;           /* the driver the file needs overall, 0 when none */
 	int decided_by;     /* which requirement sets need */
 	int blocked[4];     /* by each of BY_*: it will not run on the driver and GPUs given */
+	int jit_too_new;    /* the PTX its JIT compiler emits by default needs a newer driver than given */
 	struct cli_gpu_fit fits[CHECK_MAX_GPUS];
 };
 
@@ -58,6 +60,7 @@ struct result {
 	char **unfound;  /* libraries it needs that nothing provides (in a tree) */
 	size_t nunfound;
 	struct cli_runtime rt;
+	struct cli_jit jit;
 	struct cli_gpucode gpu;
 	struct verdict v;
 };
@@ -66,6 +69,7 @@ struct result {
 struct env {
 	int status, nfiles, need, unfound, failing, with_kernels;
 	long decider, limiter;      /* the files that decide: -1 none */
+	long jit;                   /* the JIT compiler whose default PTX needs the newest driver: -1 none */
 	int gpu_lacking[CHECK_MAX_GPUS];
 	long gpu_first[CHECK_MAX_GPUS];
 };
