@@ -115,8 +115,10 @@ static void json_image(const struct fb_image *im, int first)
 		printf(", \"ptx_isa\": null, ");
 	json_version("jit_needs_driver", "jit_needs_driver_cuda_version", NULL, need);
 	printf(im->toolkit ? ", \"toolkit\": \"%s\"" : ", \"toolkit\": null", cli_version(im->toolkit));
-	printf(", \"compressed\": %s, \"empty\": %s, \"fatbin\": %d}", im->compressed ? "true" : "false",
-	       im->empty ? "true" : "false", im->fatbin);
+	printf(", \"compressed\": %s, \"compression\": ", im->compressed ? "true" : "false");
+	printf(im->compressed ? "\"%s\"" : "null", im->method == FB_LZ4 ? "lz4" : im->method == FB_ZSTD ? "zstd" :
+	       "unknown");
+	printf(", \"empty\": %s, \"fatbin\": %d}", im->empty ? "true" : "false", im->fatbin);
 }
 
 static void json_gpucode(const struct result *r)

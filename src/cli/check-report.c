@@ -138,14 +138,15 @@ static void image_detail(const struct fb_image *im, char *buf, size_t size)
 	else if (im->toolkit)
 		n = (size_t)snprintf(buf, size, "built by CUDA %s", cli_version(im->toolkit));
 	if (im->compressed && n < size)
-		snprintf(buf + n, size - n, "%scompressed", n ? ", " : "");
+		snprintf(buf + n, size - n, "%scompressed (%s%s)", n ? ", " : "", fb_method_name(im->method),
+			 im->method == FB_ZSTD ? "; the driver that decompresses it: unknown" : "");
 }
 
 static int same_row(const struct fb_image *a, const struct fb_image *b)
 {
 	return a->kind == b->kind && a->arch == b->arch && a->variant == b->variant && a->isa_major == b->isa_major &&
 	       a->isa_minor == b->isa_minor && a->toolkit == b->toolkit && a->compressed == b->compressed &&
-	       a->empty == b->empty;
+	       a->method == b->method && a->empty == b->empty;
 }
 
 static void print_gpucode(const struct result *r, const struct opts *o)

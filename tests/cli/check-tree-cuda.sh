@@ -36,6 +36,11 @@ build "$E/bin/app" "$T/main.cu" -L"$E/lib" -lk80 -Xlinker -rpath -Xlinker '$ORIG
 build "$E/bin/app-nocompress" "$src/kernel.cu" -arch=sm_90 -Xfatbin -compress-all -no-compress
 build "$E/kernels/vadd.cubin" -cubin -arch=sm_90 "$src/vadd.cu"
 build "$E/kernels/vadd.fatbin" -fatbin -gencode arch=compute_90,code=sm_90 "$src/vadd.cu"
+# nvcc's --compress-mode=size compresses with zstd (nvcc's documentation):
+# the method is read from the fatbin's header.
+zstd=
+"$NVCC" --help 2>/dev/null | grep -q -e "--compress-mode" &&
+	build "$E/kernels/vadd-size.fatbin" -fatbin -gencode arch=compute_90,code=sm_90 --compress-mode=size "$src/vadd.cu" && zstd=1
 [ -f "$cudalib/libcudart.so.$major" ] && ln -s "$cudalib/libcudart.so.$major" "$E/lib/"
 [ -f "$cudalib/libnvrtc.so.$major" ] && ln -s "$cudalib/libnvrtc.so.$major" "$E/lib/" && nvrtc=1 || nvrtc=
 
@@ -45,9 +50,9 @@ run_cmd old "$CUSHIM" check --driver-version=$old --gpu=sm_90 "$E"
 expect_rc old 1
 head -n 1 "$T/old.out" | grep -q "^environment: .*verdict: will not run on a CUDA $old driver .*decided by $E/.*runtime" ||
 	fail "old: the first line is not a verdict decided by a CUDA $major runtime: $(head -n 1 "$T/old.out")"
-# Six files carry kernels; libk80 (SASS sm_80), libkptx and vadd.ptx (PTX
+# Six files (seven with vadd-size.fatbin) carry kernels; libk80 (SASS sm_80), libkptx and vadd.ptx (PTX
 # ISA $isa, too new for $old) have nothing sm_90 can run there.
-grep -q "^environment: on sm_90: 3 of the 6 files carrying kernels have no code it can run, first $E/kernels/vadd.ptx" "$T/old.out" ||
+grep -q "^environment: on sm_90: 3 of the $((6 + ${zstd:-0})) files carrying kernels have no code it can run, first $E/kernels/vadd.ptx" "$T/old.out" ||
 	fail "old: libk80, libkptx and vadd.ptx are not the sm_90 gap: $(grep sm_90 "$T/old.out")"
 grep -q "libk80.so, which nothing" "$T/old.out" && fail "old: libk80.so, found through \$ORIGIN, said missing"
 grep -q "libcudart.so.$major, which nothing" "$T/old.out" && fail "old: the tree's libcudart said missing"
@@ -62,6 +67,8 @@ for f in bin/app bin/app-nocompress lib/libk80.so lib/libkptx.so kernels/vadd.pt
 done
 grep -q "^$E/kernels/vadd.ptx: .*PTX ISA $isa" "$T/verbose.out" -e "^  PTX .*PTX ISA $isa: JIT needs a CUDA $jit driver" ||
 	fail "verbose: the PTX file's ISA $isa and its CUDA $jit JIT are not said"
+[ -z "$zstd" ] || sed -n "\\|^$E/kernels/vadd-size.fatbin: GPU code|,\\|verdict|p" "$T/verbose.out" | grep -q "compressed (zstd; the driver that decompresses it: unknown)" ||
+	fail "verbose: vadd-size.fatbin's zstd compression is not said: $(grep -A3 vadd-size "$T/verbose.out")"
 app_nc=$(sed -n "\\|^$E/bin/app-nocompress: GPU code|,\\|verdict|p" "$T/verbose.out")
 echo "$app_nc" | grep -q "compressed" && fail "verbose: app-nocompress's images said compressed: $app_nc"
 
