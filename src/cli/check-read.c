@@ -18,8 +18,8 @@
 
 #define RAW_FATBIN_MAX (1u << 30)
 
-static void set_error(struct result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void set_error(struct result *r, const char *fmt, ...)
+#define set_error check_set_error
+void check_set_error(struct result *r, const char *fmt, ...)
 {
 	char buf[4096];
 	va_list ap;
@@ -274,18 +274,49 @@ static void no_readahead(Elf *elf)
 	madvise((void *)start, size + ((uintptr_t)p - start), MADV_RANDOM);
 }
 
-static void read_elf(struct result *r, int fd, const struct stat *st, const char *path)
+static void read_opened(struct result *r, Elf *elf, off_t size, const char *path)
 {
 	GElf_Ehdr eh;
+	if (usable_elf(r, elf, &eh) && whole_elf(r, elf, &eh, size) && read_sections(r, elf, &eh, size) == 0)
+		read_cuda(r, elf, path);
+}
+
+static void read_elf(struct result *r, int fd, const struct stat *st, const char *path)
+{
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf) {
 		set_error(r, "cannot be read as ELF: %s", elf_errmsg(-1));
 		return;
 	}
 	no_readahead(elf);
-	if (usable_elf(r, elf, &eh) && whole_elf(r, elf, &eh, st->st_size) &&
-	    read_sections(r, elf, &eh, st->st_size) == 0)
-		read_cuda(r, elf, path);
+	read_opened(r, elf, st->st_size, path);
+	elf_end(elf);
+}
+
+/* Bytes already in memory (a wheel's member): GPU code, or an ELF file. */
+void check_read_memory(struct result *r, unsigned char *p, size_t n, const char *name)
+{
+	struct mi_image im;
+	size_t len = strlen(name);
+	if (n >= 20 && (fb_le(p, 4) == FB_MAGIC || (memcmp(p, ELFMAG, SELFMAG) == 0 && fb_le(p + 18, 2) == EM_CUDA) ||
+			(len > 4 && strcmp(name + len - 4, ".ptx") == 0))) {
+		r->raw_fatbin = 1;
+		mi_read(p, n, &im);
+		r->gpu.list = im.list;
+		if (im.error[0] && !im.list.n)
+			snprintf(r->gpu.error, sizeof r->gpu.error, "%s", im.error);
+		return;
+	}
+	if (n == 0) {
+		set_error(r, "is empty, not an ELF file");
+		return;
+	}
+	Elf *elf = elf_memory((char *)p, n);
+	if (!elf) {
+		set_error(r, "cannot be read as ELF: %s", elf_errmsg(-1));
+		return;
+	}
+	read_opened(r, elf, (off_t)n, name);
 	elf_end(elf);
 }
 
@@ -295,6 +326,8 @@ void check_read(struct result *r, const char *path)
 	const char *bad;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
+	if (fd < 0 && check_read_wheel_member(r, path))
+		return;
 	if (fd < 0) {
 		set_error(r, "cannot be opened: %s", strerror(errno));
 		return;

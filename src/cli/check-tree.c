@@ -169,12 +169,22 @@ static void walk_dir(struct walker *w, const char *dir, const struct stat *st)
 	closedir(d);
 }
 
-static void add_lib(struct tree *t, const char *path, const char *real)
+static void add_lib(struct tree *t, const char *path, const char *real, int member)
 {
 	const char *slash = strrchr(path, '/');
 	t->libs = grow(t->libs, &t->caplibs, t->nlibs, sizeof *t->libs);
 	t->libs[t->nlibs].name = strdup(slash ? slash + 1 : path);
+	t->libs[t->nlibs].member = member;
 	t->libs[t->nlibs++].path = strdup(real);
+}
+
+void tree_add_member(struct tree *t, const char *member)
+{
+	const char *colon = strstr(member, ".whl:");
+	t->files = grow(t->files, &t->capfiles, t->nfiles, sizeof *t->files);
+	if (!(t->files[t->nfiles++] = strdup(member)))
+		abort();
+	add_lib(t, colon && !strchr(colon + 5, '/') ? colon + 5 : member, member, 1);
 }
 
 static int by_file(const void *a, const void *b)
@@ -201,7 +211,7 @@ static void take_found(struct walker *w)
 			t->files = grow(t->files, &t->capfiles, t->nfiles, sizeof *t->files);
 			t->files[t->nfiles++] = strdup(w->found[i].path);
 		}
-		add_lib(t, w->found[i].path, w->found[first].path);
+		add_lib(t, w->found[i].path, w->found[first].path, 0);
 		free(w->found[i].path);
 	}
 	free(w->found);
@@ -256,7 +266,7 @@ void tree_done(struct tree *t)
 		qsort(t->files, t->nfiles, sizeof *t->files, by_path);
 }
 
-const char *tree_lib_find(const struct tree *t, const char *name)
+static const struct tree_lib *find(const struct tree *t, const char *name)
 {
 	size_t lo = 0, hi = t->nlibs;
 	while (lo < hi) { /* the first of that name: paths sort it */
@@ -266,7 +276,13 @@ const char *tree_lib_find(const struct tree *t, const char *name)
 		else
 			hi = mid;
 	}
-	return lo < t->nlibs && strcmp(t->libs[lo].name, name) == 0 ? t->libs[lo].path : NULL;
+	return lo < t->nlibs && strcmp(t->libs[lo].name, name) == 0 ? &t->libs[lo] : NULL;
+}
+
+const char *tree_lib_find(const struct tree *t, const char *name)
+{
+	const struct tree_lib *l = find(t, name);
+	return l ? l->path : NULL;
 }
 
 void tree_free(struct tree *t)
@@ -296,11 +312,11 @@ static int in_list(const char *list, const char *name, char *out, size_t size)
 int tree_resolve(const struct tree *t, const char *name, const char *rpath, const char *runpath, char *out,
 		 size_t size)
 {
-	const char *own;
+	const struct tree_lib *own;
 	if (in_list(rpath, name, out, size) || in_list(runpath, name, out, size))
 		return 0;
-	if ((own = tree_lib_find(t, name)) && cli_elf_native(own)) {
-		snprintf(out, size, "%s", own);
+	if ((own = find(t, name)) && (own->member || cli_elf_native(own->path))) {
+		snprintf(out, size, "%s", own->path);
 		return 0;
 	}
 	if (t->image_root)

@@ -9,6 +9,7 @@
 struct tree_lib {
 	char *name; /* a file name (a symlink's own name counts) */
 	char *path; /* the file it is */
+	int member; /* a wheel's member (WHEEL:MEMBER), not a file on disk */
 };
 
 struct tree {
@@ -40,6 +41,12 @@ void tree_free(struct tree *t);
  * or -1 when nothing provides it. */
 int tree_resolve(const struct tree *t, const char *name, const char *rpath, const char *runpath, char *out,
 		 size_t size);
+
+/* A wheel's members that cushim check judges, added as WHEEL:MEMBER
+ * (check-wheel.c): 0, or -1 (said) when it cannot be read. */
+int tree_wheel(struct tree *t, const char *path);
+/* One such member: judged, and in the library index. */
+void tree_add_member(struct tree *t, const char *member);
 
 /* The site-packages folders of a Python interpreter (python3 when NULL),
  * found by asking it: how many were added to t's walk, or -1 (said). */

@@ -10,11 +10,15 @@
 #include "check-tree.h"
 #include "requirements.h"
 #include <getopt.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#define CHECK_MAX_THREADS 16
 
 struct args {
 	struct opts o;
@@ -316,37 +320,90 @@ static void report_env(struct work *w, const struct opts *o)
 	free(w->kept);
 }
 
+/* One file read and judged: what needs no other file's result. */
+static void read_one(struct work *w, size_t j, const struct args *a, struct result *r)
+{
+	struct job *jb = &w->jobs[j];
+	r->file = strdup(jb->shown);
+	r->needed_by = jb->needed_by ? strdup(jb->needed_by) : NULL;
+	check_read(r, jb->path);
+	if (jb->in_tree && !r->error && r->native == 1)
+		resolve_in_tree(w, j, r, a->recursive);
+	check_judge(r, &a->o);
+}
+
+static void finish_one(struct work *w, size_t j, const struct args *a, struct result *r)
+{
+	int st = check_status(r);
+	if (r->error || r->gpu.error[0])
+		report_error(r);
+	if (st > w->status)
+		w->status = st;
+	w->any_cuda |= r->nimports > 0 || r->rt.linkage != RT_NONE;
+	if (w->env)
+		keep_result(w, r);
+	else if (a->o.json)
+		check_print_json_file(r, &a->o, w->nfiles == 0);
+	else
+		check_print_text(r, &a->o);
+	w->nfiles++;
+	if (a->recursive && !r->error && r->native == 2)
+		cli_note("%s is a binary for %s: its libraries are not looked for here", r->file, r->machine);
+	else if (a->recursive && !r->error && !w->jobs[j].in_tree)
+		follow_needed(w, j, r);
+	if (!w->env)
+		check_free(r);
+}
+
 static void check_one(struct work *w, size_t j, const struct args *a)
 {
 	struct result r = { 0 };
-	struct job *jb = &w->jobs[j];
-	if (a->recursive && seen_before(w, jb->path))
+	if (a->recursive && seen_before(w, w->jobs[j].path))
 		return;
-	r.file = strdup(jb->shown);
-	r.needed_by = jb->needed_by ? strdup(jb->needed_by) : NULL;
-	check_read(&r, jb->path);
-	if (jb->in_tree && !r.error && r.native == 1)
-		resolve_in_tree(w, j, &r, a->recursive);
-	check_judge(&r, &a->o);
-	int st = check_status(&r);
-	if (r.error || r.gpu.error[0])
-		report_error(&r);
-	if (st > w->status)
-		w->status = st;
-	w->any_cuda |= r.nimports > 0 || r.rt.linkage != RT_NONE;
-	if (w->env)
-		keep_result(w, &r);
-	else if (a->o.json)
-		check_print_json_file(&r, &a->o, w->nfiles == 0);
-	else
-		check_print_text(&r, &a->o);
-	w->nfiles++;
-	if (a->recursive && !r.error && r.native == 2)
-		cli_note("%s is a binary for %s: its libraries are not looked for here", r.file, r.machine);
-	else if (a->recursive && !r.error && !jb->in_tree)
-		follow_needed(w, j, &r);
-	if (!w->env)
-		check_free(&r);
+	read_one(w, j, a, &r);
+	finish_one(w, j, a, &r);
+}
+
+/* ---- an environment without --recursive: its files read on every core ---- */
+struct pool {
+	struct work *w;
+	const struct args *a;
+	struct result *rs;
+	size_t n, next;
+	pthread_mutex_t lock;
+};
+
+static void *reader(void *arg)
+{
+	struct pool *p = arg;
+	for (;;) {
+		pthread_mutex_lock(&p->lock);
+		size_t j = p->next++;
+		pthread_mutex_unlock(&p->lock);
+		if (j >= p->n)
+			return NULL;
+		read_one(p->w, j, p->a, &p->rs[j]);
+	}
+}
+
+/* The files are read in parallel (libelf and libzip handles are each
+ * thread's own), then reported in order, one thread. */
+static void check_all_parallel(struct work *w, const struct args *a)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int nt = cpus < 1 ? 1 : cpus > CHECK_MAX_THREADS ? CHECK_MAX_THREADS : (int)cpus, started = 0;
+	struct pool p = { w, a, calloc(w->njobs ? w->njobs : 1, sizeof *p.rs), w->njobs, 0, PTHREAD_MUTEX_INITIALIZER };
+	pthread_t t[CHECK_MAX_THREADS];
+	if (!p.rs)
+		abort();
+	for (int i = 1; i < nt; i++)
+		started += pthread_create(&t[started], NULL, reader, &p) == 0;
+	reader(&p);
+	for (int i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	for (size_t j = 0; j < p.n; j++)
+		finish_one(w, j, a, &p.rs[j]);
+	free(p.rs);
 }
 
 static void free_work(struct work *w)
@@ -371,7 +428,10 @@ static int gather(struct work *w, const struct args *a, int argc, char **argv)
 	int bad = 0;
 	for (int i = optind; i < argc; i++) {
 		size_t before = w->tree.nfiles;
-		if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+		size_t n = strlen(argv[i]);
+		if (n > 4 && strcmp(argv[i] + n - 4, ".whl") == 0 && stat(argv[i], &st) == 0 && S_ISREG(st.st_mode)) {
+			bad |= tree_wheel(&w->tree, argv[i]) != 0;
+		} else if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
 			bad |= tree_walk(&w->tree, argv[i]) != 0;
 			if (w->tree.nfiles == before && !w->tree.errors)
 				cli_error("%s is a directory holding no program, library or GPU code to check", argv[i]);
@@ -406,8 +466,11 @@ int cmd_check(int argc, char **argv)
 	if (a.o.json)
 		check_print_json_head(&a.o);
 	w.env = w.tree.nfiles > 0 || a.want_python;
-	for (size_t j = 0; j < w.njobs; j++)
-		check_one(&w, j, &a);
+	if (w.env && !a.recursive)
+		check_all_parallel(&w, &a);
+	else
+		for (size_t j = 0; j < w.njobs; j++)
+			check_one(&w, j, &a);
 	if (w.env)
 		report_env(&w, &a.o);
 	else if (a.o.json)

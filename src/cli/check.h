@@ -79,6 +79,11 @@ void env_print_json(const struct env *e, const struct result *rs, const struct o
 int env_limits(const struct env *e, const struct result *r);
 
 void check_read(struct result *r, const char *path);
+/* p[0..n): a file already in memory, named name (a wheel's member). */
+void check_read_memory(struct result *r, unsigned char *p, size_t n, const char *name);
+/* WHEEL:MEMBER (check-wheel.c): 1 when path names one (then read), else 0. */
+int check_read_wheel_member(struct result *r, const char *path);
+void check_set_error(struct result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void check_free(struct result *r);
 void check_judge(struct result *r, const struct opts *o);
 int check_status(const struct result *r); /* CLI_OK, CLI_FAIL or CLI_ERROR */
