@@ -119,6 +119,30 @@ int env_limits(const struct env *e, const struct result *r)
 	return check_status(r) != CLI_OK || (e->need && r->v.need == e->need) || r->v.jit_too_new;
 }
 
+static const char *set_by(const struct result *r)
+{
+	switch (r->v.decided_by) {
+	case BY_RUNTIME: return "its CUDA runtime";
+	case BY_GPU_CODE: return "the PTX a GPU asked for would JIT-compile";
+	default: return "its driver imports";
+	}
+}
+
+/* One row of the short table: the file and what it limits. */
+void env_print_row(const struct result *r, const struct opts *o)
+{
+	char why[512], d[64];
+	if (check_status(r) == CLI_FAIL) {
+		reason(r, o, why, sizeof why);
+		printf("  %s: fails: %s\n", r->file, why);
+	} else if (r->v.need) {
+		printf("  %s: needs %s, set by %s\n", r->file, check_driver_name(r->v.need, d, sizeof d), set_by(r));
+	}
+	if (r->v.jit_too_new)
+		printf("  %s: caution: %s %s's default PTX needs %s\n", r->file, cli_jit_name(r->jit.kind),
+		       cli_version(r->jit.version), check_driver_name(r->jit.need, d, sizeof d));
+}
+
 void env_print_json(const struct env *e, const struct result *rs, const struct opts *o)
 {
 	char why[512];

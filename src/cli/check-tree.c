@@ -67,6 +67,26 @@ static int linker_script(const unsigned char *h, ssize_t n)
 	return n > 0 && (memchr("/IGO", h[0], 4) != NULL);
 }
 
+/* A name no ELF file has in practice (source, text, data, Python's own
+ * files): not opened, so that a site-packages of tens of thousands of files
+ * walks fast. */
+static int text_named(const char *path)
+{
+	static const char *const ext[] = { ".py", ".pyc", ".pyi", ".pyx", ".pxd", ".h", ".hpp", ".cuh", ".c", ".cc",
+					   ".cpp", ".cu", ".txt", ".md", ".rst", ".json", ".yaml", ".yml", ".toml",
+					   ".cfg", ".ini", ".html", ".css", ".js", ".png", ".jpg", ".svg", ".gif",
+					   ".gz", ".typed", ".csv", ".xml", ".pem", ".pickle", ".npy", ".npz" };
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (strcmp(base, "RECORD") == 0 || strcmp(base, "METADATA") == 0 || strcmp(base, "WHEEL") == 0 ||
+	    strcmp(base, "LICENSE") == 0 || strcmp(base, "INSTALLER") == 0)
+		return 1;
+	for (size_t k = 0; k < sizeof ext / sizeof *ext; k++)
+		if (ends_with(base, ext[k]))
+			return 1;
+	return 0;
+}
+
 /* 3: named like a shared library, but not an ELF file (judged: it says so);
  * 2: a GPU code file by its name; 1: an ELF executable or shared object;
  * 0: not judged.  -1 (said) when it cannot be opened. */
@@ -75,6 +95,8 @@ static int judged_kind(const char *path)
 	unsigned char h[18];
 	if (ends_with(path, ".fatbin") || ends_with(path, ".cubin") || ends_with(path, ".ptx"))
 		return 2;
+	if (text_named(path))
+		return 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		cli_error("%s cannot be opened: %s", path, strerror(errno));

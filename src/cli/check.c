@@ -303,13 +303,15 @@ static void report_env(struct work *w, const struct opts *o)
 	for (size_t k = 0; k < w->nkept; k++) {
 		if (o->json)
 			check_print_json_file(&w->kept[k], o, k == 0);
-		else if (o->verbose || env_limits(&e, &w->kept[k]))
+		else if (o->verbose)
 			check_print_text(&w->kept[k], o);
+		else if (env_limits(&e, &w->kept[k]))
+			env_print_row(&w->kept[k], o);
 		else
 			quiet++;
 	}
-	if (quiet && !o->json)
-		printf("(%zu files that do not limit it are not shown; --verbose shows them)\n", quiet);
+	if (quiet && !o->json && !o->verbose)
+		printf("(%zu files that do not limit it are not shown; --verbose shows every file in full)\n", quiet);
 	if (o->json) {
 		printf("\n  ]");
 		env_print_json(&e, w->kept, o);

@@ -77,6 +77,7 @@ void env_judge(struct env *e, const struct result *rs, size_t n, const struct op
 void env_print_text(const struct env *e, const struct result *rs, size_t n, const struct opts *o);
 void env_print_json(const struct env *e, const struct result *rs, const struct opts *o);
 int env_limits(const struct env *e, const struct result *r);
+void env_print_row(const struct result *r, const struct opts *o);
 
 void check_read(struct result *r, const char *path);
 /* p[0..n): a file already in memory, named name (a wheel's member). */

@@ -29,13 +29,15 @@ printf 'not a library\n' >"$E/lib/libfake.so.3"
 printf 'just text\n' >"$E/README.txt"
 
 run_cmd tree "$CUSHIM" check --driver-version=12.2 "$E"
+run_cmd verbose "$CUSHIM" check --verbose --driver-version=12.2 "$E"
 expect_rc tree 2 # the loops and the fake library are errors
-grep -q "^$E/bin/app: verdict: will not run .*libgone.so, which nothing provides" "$T/tree.out" ||
-	fail "tree: app's missing libgone.so is not its verdict: $(cat "$T/tree.out")"
+grep -q "^  $E/bin/app: fails: it needs libgone.so, which nothing" "$T/tree.out" ||
+	fail "tree: app's missing libgone.so is not its row: $(cat "$T/tree.out")"
+grep -q "^$E/bin/app: verdict: will not run .*libgone.so, which nothing provides" "$T/verbose.out" ||
+	fail "tree: app's missing libgone.so is not its verdict in full: $(cat "$T/verbose.out")"
 head -n 1 "$T/tree.out" | grep -q "^environment: 5 files: verdict: will not run .*decided by $E/bin/app: it needs libgone.so" ||
 	fail "tree: the first line is not the environment's verdict naming app and libgone.so: $(head -n 1 "$T/tree.out")"
-grep -q "^$E/lib/libf.so.1:" "$T/tree.out" && fail "tree: libf.so.1 limits nothing, yet is shown without --verbose"
-run_cmd verbose "$CUSHIM" check --verbose --driver-version=12.2 "$E"
+grep -q "$E/lib/libf.so.1" "$T/tree.out" && fail "tree: libf.so.1 limits nothing, yet is shown without --verbose"
 grep -q "^$E/lib/libf.so.1:" "$T/verbose.out" || fail "verbose: libf.so.1 was not judged"
 grep -q "^$E/lib/libf.so:" "$T/verbose.out" && fail "tree: the symbolic link libf.so was judged as well as its file"
 grep -q "^$E/lib/libh.so:" "$T/verbose.out" || fail "tree: libh.so was not judged"
