@@ -124,7 +124,8 @@ static void json_image(const struct fb_image *im, int first)
 static void json_gpucode(const struct result *r)
 {
 	const struct fb_list *l = &r->gpu.list;
-	printf(",\n    \"gpu_code\": {\"fatbins\": %d, \"wrappers\": %d, \"error\": ", l->nfatbins, r->gpu.wrappers);
+	printf(",\n    \"gpu_code\": {\"fatbins\": %d, \"wrappers\": %d, \"unregistered\": %s, \"error\": ", l->nfatbins,
+	       r->gpu.wrappers, r->gpu.unregistered ? "true" : "false");
 	if (r->gpu.error[0])
 		json_string(stdout, r->gpu.error);
 	else

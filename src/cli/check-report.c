@@ -174,6 +174,9 @@ static void print_gpucode(const struct result *r, const struct opts *o)
 		       fb_image_name(&l->img[i], name, sizeof name), detail);
 		printf(count > 1 ? " (%zu images)\n" : "\n", count);
 	}
+	if (r->gpu.unregistered)
+		printf("%s: no wrapper in .nvFatBinSegment registers this code, so the CUDA runtime never loads it: the "
+		       "library loads its GPU code itself, from data cushim check cannot read; not judged\n", r->file);
 }
 
 /* The names of the images, for saying what there is instead: "sm_90, compute_90". */

@@ -72,6 +72,18 @@ grep -q "^$E/kernels/vadd.ptx: .*PTX ISA $isa" "$T/verbose.out" -e "^  PTX .*PTX
 app_nc=$(sed -n "\\|^$E/bin/app-nocompress: GPU code|,\\|verdict|p" "$T/verbose.out")
 echo "$app_nc" | grep -q "compressed" && fail "verbose: app-nocompress's images said compressed: $app_nc"
 
+# A library whose .nv_fatbin no wrapper registers loads its code itself
+# (cuFFT does): not judged, where the same library registered fails on sm_90.
+if command -v objcopy >/dev/null 2>&1; then
+	objcopy --remove-section=.nvFatBinSegment "$E/lib/libk80.so" "$T/libself.so" || exit 99
+	run_cmd self "$CUSHIM" check --driver-version="$release" --gpu=sm_90 "$T/libself.so"
+	expect_rc self 0
+	grep -q "no wrapper in .nvFatBinSegment registers this code.*not judged" "$T/self.out" ||
+		fail "self: the unregistered code is not said: $(cat "$T/self.out")"
+	run_cmd reg "$CUSHIM" check --driver-version="$release" --gpu=sm_90 "$E/lib/libk80.so"
+	expect_rc reg 1
+fi
+
 # On the newest driver and sm_80, everything runs but the sm_90-only files.
 run_cmd new "$CUSHIM" check --driver-version="$release" --gpu=sm_80 "$E/lib" "$E/bin/app"
 expect_rc new 0
