@@ -76,4 +76,23 @@ run_cmd nopython "$CUSHIM" check --driver-version=12.2 --python="$T/no-such-pyth
 expect_rc nopython 2
 [ "$(wc -l <"$T/nopython.err")" -eq 1 ] || fail "nopython: wanted one line: $(cat "$T/nopython.err")"
 
+# A container image's root (etc/os-release, usr/lib): its own libraries
+# stand for the system's, so the host's C library does not count.
+I=$T/image
+mkdir -p "$I/etc" "$I/usr/lib" "$I/usr/bin"
+printf 'ID=test\n' >"$I/etc/os-release"
+cp "$E/pkg/libs/libg.so.2" "$I/usr/lib/"
+"$CC" -o "$I/usr/bin/app" "$T/m.c" -L"$E/lib" -l:libf.so.1 -L"$T/elsewhere" -lgone || exit 99
+cp "$E/lib/libf.so.1" "$T/elsewhere/libgone.so" "$I/usr/lib/"
+libc=$(ldd "$I/usr/bin/app" 2>/dev/null | sed -n 's/^[[:space:]]*\(libc\.so\.[0-9]*\) => \([^ ]*\).*/\1 \2/p')
+run_cmd image "$CUSHIM" check --driver-version=12.2 "$I"
+if [ -n "$libc" ]; then
+	expect_rc image 1
+	grep -q "^  $I/usr/bin/app: fails: it needs ${libc%% *}, which nothing" "$T/image.out" ||
+		fail "image: the host's ${libc%% *} served the image: $(cat "$T/image.out")"
+	cp "${libc#* }" "$I/usr/lib/"
+	run_cmd image2 "$CUSHIM" check --driver-version=12.2 "$I"
+	grep -q "^  $I/usr/bin/app: fails" "$T/image2.out" && fail "image2: app fails with its C library in the image: $(cat "$T/image2.out")"
+fi
+
 exit $((failures > 0))
