@@ -138,6 +138,7 @@ static int read_entry(const unsigned char *p, size_t n, uint64_t at, struct fb_l
 	im->arch = (int)fb_le(p + 28, 4);
 	im->variant = flags & FB_FLAG_ARCH_SPECIFIC ? 'a' : flags & FB_FLAG_FAMILY_SPECIFIC ? 'f' : 0;
 	im->compressed = (flags & (FB_FLAG_LZ4 | FB_FLAG_ZSTD)) || fb_le(p + 16, 4) != 0;
+	im->method = flags & FB_FLAG_ZSTD ? FB_ZSTD : flags & FB_FLAG_LZ4 ? FB_LZ4 : 0;
 	im->fatbin = out->nfatbins;
 	if (im->kind == FB_PTX) {
 		im->isa_minor = (int)fb_le(p + 24, 2);
@@ -216,6 +217,11 @@ int fb_read_region(const unsigned char *p, size_t n, uint64_t base, struct fb_li
 		at += used;
 	}
 	return 0;
+}
+
+const char *fb_method_name(int method)
+{
+	return method == FB_LZ4 ? "LZ4" : method == FB_ZSTD ? "zstd" : "a method the header does not name";
 }
 
 void fb_free(struct fb_list *l)

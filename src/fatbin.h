@@ -9,6 +9,9 @@
 #define FB_WRAPPER_MAGIC 0x466243B1u /* __fatBinC_Wrapper_t, in .nvFatBinSegment */
 
 enum { FB_PTX = 1, FB_SASS = 2 };
+enum { FB_LZ4 = 1, FB_ZSTD = 2 };
+/* "LZ4", "zstd", or "a method the header does not name". */
+const char *fb_method_name(int method);
 
 struct fb_image {
 	int kind;       /* FB_PTX, FB_SASS, or another kind as recorded */
@@ -17,6 +20,7 @@ struct fb_image {
 	int isa_major, isa_minor; /* PTX: its ISA version (9.0); SASS: 0 */
 	int toolkit;    /* SASS: the CUDA version of the ptxas that built it, 0 if not recorded */
 	int compressed; /* the payload is compressed; what is above comes from the header */
+	int method;     /* how, by the header's flags: FB_LZ4, FB_ZSTD, or 0 (not said) */
 	int empty;      /* no kernels in it (nvcc's device link leaves such SASS) */
 	int fatbin;     /* which fatbin of the file (1-based) */
 };

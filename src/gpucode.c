@@ -157,6 +157,9 @@ void cli_gpucode_read(Elf *elf, struct cli_gpucode *g)
 	}
 	if (seg.found)
 		read_wrappers(elf, &seg, &fatbin, g);
+	GElf_Ehdr eh;
+	g->unregistered = fatbin.found && !g->wrappers && g->list.n && gelf_getehdr(elf, &eh) &&
+			  (eh.e_type == ET_EXEC || eh.e_type == ET_DYN);
 }
 
 void cli_gpucode_read_raw(const unsigned char *p, size_t n, struct cli_gpucode *g)
@@ -170,7 +173,7 @@ void cli_gpucode_read_raw(const unsigned char *p, size_t n, struct cli_gpucode *
 int cli_gpucode_kernels(const struct cli_gpucode *g)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < g->list.n; i++)
+	for (size_t i = 0; i < g->list.n && !g->unregistered; i++)
 		n += !g->list.img[i].empty;
 	return (int)n;
 }

@@ -8,6 +8,9 @@
 struct cli_gpucode {
 	struct fb_list list;
 	int wrappers;     /* fatbins registered through .nvFatBinSegment */
+	int unregistered; /* a program or library whose .nv_fatbin no wrapper
+			   * registers: it loads its GPU code itself (cuFFT),
+			   * from data not read here, so its kernels are unknown */
 	char error[512];  /* set when the GPU code cannot be read: what is wrong */
 };
 
@@ -17,7 +20,8 @@ void cli_gpucode_read(Elf *elf, struct cli_gpucode *g);
 /* The fatbins of a .fatbin file (which begins with the fatbin magic). */
 void cli_gpucode_read_raw(const unsigned char *p, size_t n, struct cli_gpucode *g);
 void cli_gpucode_free(struct cli_gpucode *g);
-/* How many of its images may hold kernels (all but the empty ones). */
+/* How many of its images may hold kernels (all but the empty ones; none
+ * where the code is unregistered). */
 int cli_gpucode_kernels(const struct cli_gpucode *g);
 /* The bytes from vaddr to the end of the allocated section that holds it:
  * 0, or -1 when no section of the file holds it. */

@@ -52,8 +52,8 @@ static void read_ptx(const char *p, size_t n, struct mi_image *im)
 		variant = *end == 'a' || *end == 'f' ? *end : 0;
 	}
 	struct fb_list *l = &im->list;
-	struct fb_image one = { FB_PTX, arch > 0 && arch < 1000 ? arch : 0, variant, major, minor, 0, 0,
-				!memmem(p, n, ".entry", 6), 1 };
+	struct fb_image one = { .kind = FB_PTX, .arch = arch > 0 && arch < 1000 ? arch : 0, .variant = variant,
+				.isa_major = major, .isa_minor = minor, .empty = !memmem(p, n, ".entry", 6), .fatbin = 1 };
 	if (!one.arch) {
 		snprintf(im->error, sizeof im->error, "no .target sm_XY directive");
 		return;

@@ -107,3 +107,9 @@ int cli_ptx_isa_max(int driver)
 			isa = ptx_isas[i].isa;
 	return isa;
 }
+
+int cli_jit_default_need(int toolkit)
+{
+	int isa = cli_ptx_isa_max(toolkit);
+	return isa ? cli_ptx_isa_cuda(isa / 10, isa % 10) : 0;
+}

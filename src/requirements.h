@@ -26,4 +26,14 @@ int cli_ptx_isa_cuda(int isa_major, int isa_minor);
  * major * 10 + minor (13000 -> 90); 0 if unknown. */
 int cli_ptx_isa_max(int driver);
 
+/* The oldest driver that loads the PTX a JIT compiler of this toolkit
+ * version (NVRTC, nvJitLink, the PTX compiler library) emits when the
+ * program does not ask it for SASS: it writes PTX of its own toolkit's ISA
+ * (NVRTC's documentation: "-arch" defaults to compute_52 and the PTX ISA is
+ * the compiler's; CUDA Compatibility guide, "Minor Version Compatibility":
+ * PTX from a newer toolkit needs a driver that knows its ISA, and
+ * applications using NVRTC should ask it for SASS, i.e. a cubin, to run
+ * on older drivers of the same major release).  0 when unknown. */
+int cli_jit_default_need(int toolkit);
+
 #endif

@@ -115,14 +115,17 @@ static void json_image(const struct fb_image *im, int first)
 		printf(", \"ptx_isa\": null, ");
 	json_version("jit_needs_driver", "jit_needs_driver_cuda_version", NULL, need);
 	printf(im->toolkit ? ", \"toolkit\": \"%s\"" : ", \"toolkit\": null", cli_version(im->toolkit));
-	printf(", \"compressed\": %s, \"empty\": %s, \"fatbin\": %d}", im->compressed ? "true" : "false",
-	       im->empty ? "true" : "false", im->fatbin);
+	printf(", \"compressed\": %s, \"compression\": ", im->compressed ? "true" : "false");
+	printf(im->compressed ? "\"%s\"" : "null", im->method == FB_LZ4 ? "lz4" : im->method == FB_ZSTD ? "zstd" :
+	       "unknown");
+	printf(", \"empty\": %s, \"fatbin\": %d}", im->empty ? "true" : "false", im->fatbin);
 }
 
 static void json_gpucode(const struct result *r)
 {
 	const struct fb_list *l = &r->gpu.list;
-	printf(",\n    \"gpu_code\": {\"fatbins\": %d, \"wrappers\": %d, \"error\": ", l->nfatbins, r->gpu.wrappers);
+	printf(",\n    \"gpu_code\": {\"fatbins\": %d, \"wrappers\": %d, \"unregistered\": %s, \"error\": ", l->nfatbins,
+	       r->gpu.wrappers, r->gpu.unregistered ? "true" : "false");
 	if (r->gpu.error[0])
 		json_string(stdout, r->gpu.error);
 	else
@@ -161,20 +164,37 @@ static void json_verdict(const struct result *r)
 	printf(",\n    \"verdict\": {\"runs\": %s, ", status == CLI_OK ? "true" : status == CLI_FAIL ? "false" : "null");
 	json_version("needs_driver", "needs_driver_cuda_version", "needs_driver_branch", r->v.need);
 	printf(", \"decided_by\": %s, \"blocked_by\": [", r->v.need ? by_names[r->v.decided_by] : "null");
-	for (int by = BY_RUNTIME, k = 0; by <= BY_IMPORTS; by++)
+	int k = 0;
+	for (int by = BY_RUNTIME; by <= BY_IMPORTS; by++)
 		if (r->v.blocked[by])
 			printf("%s%s", k++ ? ", " : "", by_names[by]);
-	printf("], \"cushim_can_help\": %s}",
-	       r->v.blocked[BY_IMPORTS] && !r->v.blocked[BY_RUNTIME] && !r->v.blocked[BY_GPU_CODE] ? "true" : "false");
+	if (r->nunfound)
+		printf("%s\"libraries\"", k ? ", " : "");
+	printf("], \"cushim_can_help\": %s}", r->v.blocked[BY_IMPORTS] && !r->v.blocked[BY_RUNTIME] &&
+	       !r->v.blocked[BY_GPU_CODE] && !r->nunfound ? "true" : "false");
 }
 
 static const char *status_name(const struct result *r)
 {
 	if (r->error || r->gpu.error[0])
 		return "error";
-	if (r->v.blocked[BY_RUNTIME] || r->v.blocked[BY_GPU_CODE])
+	if (r->v.blocked[BY_RUNTIME] || r->v.blocked[BY_GPU_CODE] || r->nunfound)
 		return "fail";
 	return r->nmissing ? "missing" : "pass";
+}
+
+static void json_jit(const struct result *r)
+{
+	const struct cli_jit *j = &r->jit;
+	if (j->kind == JIT_NONE) {
+		printf(",\n    \"jit_compiler\": null");
+		return;
+	}
+	printf(",\n    \"jit_compiler\": {\"name\": \"%s\", \"cuda_version\": ", cli_jit_name(j->kind));
+	printf(j->version ? "%d" : "null", j->version);
+	printf(", \"major_only\": %s, \"default_ptx_needs_driver_cuda_version\": ", j->major_only ? "true" : "false");
+	printf(j->need ? "%d" : "null", j->need);
+	printf(", \"newer_than_driver\": %s}", r->v.jit_too_new ? "true" : "false");
 }
 
 void check_print_json_file(const struct result *r, const struct opts *o, int first)
@@ -198,8 +218,14 @@ void check_print_json_file(const struct result *r, const struct opts *o, int fir
 	}
 	json_imports(r);
 	json_runtime(&r->rt);
+	json_jit(r);
 	json_gpucode(r);
 	json_fits(r, o);
 	json_verdict(r);
-	printf("}");
+	printf(", \"missing_libraries\": [");
+	for (size_t k = 0; k < r->nunfound; k++) {
+		printf(k ? ", " : "");
+		json_string(stdout, r->unfound[k]);
+	}
+	printf("]}");
 }

@@ -97,12 +97,15 @@ void check_judge(struct result *r, const struct opts *o)
 	judge_gpus(r, o);
 	judge_need(r, o);
 	r->v.blocked[BY_IMPORTS] = r->nmissing > 0;
+	r->v.jit_too_new = o->versus && r->jit.need > o->versus;
 }
 
 int check_status(const struct result *r)
 {
 	if (r->error || r->gpu.error[0])
 		return CLI_ERROR;
+	if (r->nunfound)
+		return CLI_FAIL;
 	for (int by = BY_RUNTIME; by <= BY_IMPORTS; by++)
 		if (r->v.blocked[by])
 			return CLI_FAIL;

@@ -5,19 +5,21 @@
 #include "config.h"
 #include "check.h"
 #include "cushim-internal.h"
+#include "modimage.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define RAW_FATBIN_MAX (1u << 30)
 
-static void set_error(struct result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void set_error(struct result *r, const char *fmt, ...)
+#define set_error check_set_error
+void check_set_error(struct result *r, const char *fmt, ...)
 {
 	char buf[4096];
 	va_list ap;
@@ -54,25 +56,45 @@ static const char *not_a_file(const struct stat *st)
 	return NULL;
 }
 
-/* A .fatbin file (it begins with the fatbin magic): 1 when it is one. */
-static int read_raw_fatbin(struct result *r, int fd, off_t size)
+/* A GPU code file, judged for its code alone: a fatbin (it begins with the
+ * fatbin magic), a cubin (an ELF file for EM_CUDA) or PTX text (a .ptx
+ * file).  1 when it is one. */
+static int gpu_file(int fd, const char *path)
 {
-	unsigned char head[4];
-	if (pread(fd, head, sizeof head, 0) != (ssize_t)sizeof head || fb_le(head, 4) != FB_MAGIC)
+	unsigned char h[20];
+	ssize_t n = pread(fd, h, sizeof h, 0);
+	size_t len = strlen(path);
+	if (n >= 4 && fb_le(h, 4) == FB_MAGIC)
+		return 1;
+	if (n == (ssize_t)sizeof h && memcmp(h, ELFMAG, SELFMAG) == 0 && fb_le(h + 18, 2) == EM_CUDA)
+		return 1;
+	return len > 4 && strcmp(path + len - 4, ".ptx") == 0;
+}
+
+static int read_raw_image(struct result *r, int fd, off_t size, const char *path)
+{
+	struct mi_image im;
+	if (!gpu_file(fd, path))
 		return 0;
 	r->raw_fatbin = 1;
 	if ((uint64_t)size > RAW_FATBIN_MAX) {
-		set_error(r, "is a fatbin of %lld bytes, more than cushim check reads (%u)", (long long)size,
+		set_error(r, "is GPU code of %lld bytes, more than cushim check reads (%u)", (long long)size,
 			  RAW_FATBIN_MAX);
 		return 1;
 	}
 	unsigned char *p = malloc((size_t)size);
 	if (!p)
 		abort();
-	if (pread(fd, p, (size_t)size, 0) != (ssize_t)size)
+	if (pread(fd, p, (size_t)size, 0) != (ssize_t)size) {
 		set_error(r, "cannot be read: %s", strerror(errno ? errno : EIO));
-	else
+	} else if (fb_le(p, 4) == FB_MAGIC) {
 		cli_gpucode_read_raw(p, (size_t)size, &r->gpu);
+	} else {
+		mi_read(p, (size_t)size, &im);
+		r->gpu.list = im.list;
+		if (im.error[0] && !im.list.n)
+			snprintf(r->gpu.error, sizeof r->gpu.error, "%s", im.error);
+	}
 	free(p);
 	return 1;
 }
@@ -233,20 +255,68 @@ static void read_cuda(struct result *r, Elf *elf, const char *path)
 {
 	struct cli_runtime_in in = { path, r->needed, r->nneeded, r->soname };
 	cli_runtime_detect(elf, &in, &r->rt);
+	cli_jit_detect(elf, path, r->soname, &r->jit);
 	cli_gpucode_read(elf, &r->gpu);
+}
+
+/* The file is mapped, not read: only the pages of the sections that matter
+ * (the dynamic symbols, the dynamic section, the fatbins' headers) are
+ * touched, and without read-ahead, so that memory does not grow with the
+ * file's size. */
+static void no_readahead(Elf *elf)
+{
+	size_t size;
+	char *p = elf_rawfile(elf, &size);
+	long page = sysconf(_SC_PAGESIZE);
+	if (!p || page <= 0)
+		return;
+	uintptr_t start = (uintptr_t)p & ~(uintptr_t)(page - 1);
+	madvise((void *)start, size + ((uintptr_t)p - start), MADV_RANDOM);
+}
+
+static void read_opened(struct result *r, Elf *elf, off_t size, const char *path)
+{
+	GElf_Ehdr eh;
+	if (usable_elf(r, elf, &eh) && whole_elf(r, elf, &eh, size) && read_sections(r, elf, &eh, size) == 0)
+		read_cuda(r, elf, path);
 }
 
 static void read_elf(struct result *r, int fd, const struct stat *st, const char *path)
 {
-	GElf_Ehdr eh;
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf) {
 		set_error(r, "cannot be read as ELF: %s", elf_errmsg(-1));
 		return;
 	}
-	if (usable_elf(r, elf, &eh) && whole_elf(r, elf, &eh, st->st_size) &&
-	    read_sections(r, elf, &eh, st->st_size) == 0)
-		read_cuda(r, elf, path);
+	no_readahead(elf);
+	read_opened(r, elf, st->st_size, path);
+	elf_end(elf);
+}
+
+/* Bytes already in memory (a wheel's member): GPU code, or an ELF file. */
+void check_read_memory(struct result *r, unsigned char *p, size_t n, const char *name)
+{
+	struct mi_image im;
+	size_t len = strlen(name);
+	if (n >= 20 && (fb_le(p, 4) == FB_MAGIC || (memcmp(p, ELFMAG, SELFMAG) == 0 && fb_le(p + 18, 2) == EM_CUDA) ||
+			(len > 4 && strcmp(name + len - 4, ".ptx") == 0))) {
+		r->raw_fatbin = 1;
+		mi_read(p, n, &im);
+		r->gpu.list = im.list;
+		if (im.error[0] && !im.list.n)
+			snprintf(r->gpu.error, sizeof r->gpu.error, "%s", im.error);
+		return;
+	}
+	if (n == 0) {
+		set_error(r, "is empty, not an ELF file");
+		return;
+	}
+	Elf *elf = elf_memory((char *)p, n);
+	if (!elf) {
+		set_error(r, "cannot be read as ELF: %s", elf_errmsg(-1));
+		return;
+	}
+	read_opened(r, elf, (off_t)n, name);
 	elf_end(elf);
 }
 
@@ -256,6 +326,8 @@ void check_read(struct result *r, const char *path)
 	const char *bad;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
+	if (fd < 0 && check_read_wheel_member(r, path))
+		return;
 	if (fd < 0) {
 		set_error(r, "cannot be opened: %s", strerror(errno));
 		return;
@@ -264,7 +336,7 @@ void check_read(struct result *r, const char *path)
 		set_error(r, "cannot be read: %s", strerror(errno));
 	else if ((bad = not_a_file(&st)))
 		set_error(r, "%s", bad);
-	else if (!read_raw_fatbin(r, fd, st.st_size))
+	else if (!read_raw_image(r, fd, st.st_size, path))
 		read_elf(r, fd, &st, path);
 	close(fd);
 }
@@ -283,6 +355,9 @@ void check_free(struct result *r)
 	free(r->rpath);
 	free(r->runpath);
 	free(r->soname);
+	for (size_t i = 0; i < r->nunfound; i++)
+		free(r->unfound[i]);
+	free(r->unfound);
 	cli_gpucode_free(&r->gpu);
 }
 

@@ -138,14 +138,15 @@ static void image_detail(const struct fb_image *im, char *buf, size_t size)
 	else if (im->toolkit)
 		n = (size_t)snprintf(buf, size, "built by CUDA %s", cli_version(im->toolkit));
 	if (im->compressed && n < size)
-		snprintf(buf + n, size - n, "%scompressed", n ? ", " : "");
+		snprintf(buf + n, size - n, "%scompressed (%s%s)", n ? ", " : "", fb_method_name(im->method),
+			 im->method == FB_ZSTD ? "; the driver that decompresses it: unknown" : "");
 }
 
 static int same_row(const struct fb_image *a, const struct fb_image *b)
 {
 	return a->kind == b->kind && a->arch == b->arch && a->variant == b->variant && a->isa_major == b->isa_major &&
 	       a->isa_minor == b->isa_minor && a->toolkit == b->toolkit && a->compressed == b->compressed &&
-	       a->empty == b->empty;
+	       a->method == b->method && a->empty == b->empty;
 }
 
 static void print_gpucode(const struct result *r, const struct opts *o)
@@ -173,6 +174,9 @@ static void print_gpucode(const struct result *r, const struct opts *o)
 		       fb_image_name(&l->img[i], name, sizeof name), detail);
 		printf(count > 1 ? " (%zu images)\n" : "\n", count);
 	}
+	if (r->gpu.unregistered)
+		printf("%s: no wrapper in .nvFatBinSegment registers this code, so the CUDA runtime never loads it: the "
+		       "library loads its GPU code itself, from data cushim check cannot read; not judged\n", r->file);
 }
 
 /* The names of the images, for saying what there is instead: "sm_90, compute_90". */
@@ -324,12 +328,17 @@ static void print_blockers(const struct result *r, const struct opts *o)
 		strcat(head, " without cushim");
 		say_blocker(r, head, why, &said);
 	}
+	for (size_t k = 0; k < r->nunfound; k++) {
+		snprintf(why, sizeof why, "it needs %s, which nothing provides (not its rpath or runpath, not the "
+			 "tree's own libraries, not the system's): the loader stops it", r->unfound[k]);
+		say_blocker(r, "on any driver", why, &said);
+	}
 }
 
 static void print_verdict(const struct result *r, const struct opts *o)
 {
 	char target[256], d[64];
-	if ((cuda_free(r) && !r->nimports) || r->gpu.error[0])
+	if ((cuda_free(r) && !r->nimports && !r->nunfound) || r->gpu.error[0])
 		return;
 	if (check_status(r) == CLI_FAIL) {
 		print_blockers(r, o);
@@ -354,6 +363,23 @@ static void print_verdict(const struct result *r, const struct opts *o)
 	printf("\n");
 }
 
+/* A JIT compiler carried: the driver the PTX it emits by default needs. */
+static void print_jit(const struct result *r, const struct opts *o)
+{
+	char d[64];
+	const struct cli_jit *j = &r->jit;
+	if (j->kind == JIT_NONE)
+		return;
+	printf("%s: carries %s %s%s (%s): ", r->file, cli_jit_name(j->kind), j->version ? cli_version(j->version) :
+	       "of unknown version", j->major_only ? ".x" : "", j->from);
+	if (!j->need)
+		printf("the driver the PTX it emits needs is unknown (its exact version is not recorded)\n");
+	else
+		printf("the PTX it emits by default needs %s or newer%s; a program that asks it for SASS "
+		       "(-arch=sm_XY) needs no newer driver for that\n", check_driver_name(j->need, d, sizeof d),
+		       o->versus && j->need > o->versus ? ", newer than the driver given" : "");
+}
+
 void check_print_text(const struct result *r, const struct opts *o)
 {
 	if (r->error)
@@ -367,6 +393,7 @@ void check_print_text(const struct result *r, const struct opts *o)
 		printf(r->needed_by ? "%s (needed by %s): " : "%s: ", r->file, r->needed_by);
 		print_imports(r, o);
 		print_runtime(r);
+		print_jit(r, o);
 	}
 	print_gpucode(r, o);
 	print_fits(r, o);

@@ -7,17 +7,23 @@
  * with, and the files to read (--recursive follows DT_NEEDED). */
 #include "config.h"
 #include "check.h"
+#include "check-tree.h"
 #include "requirements.h"
 #include <getopt.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#define CHECK_MAX_THREADS 16
 
 struct args {
 	struct opts o;
-	const char *libopt, *driver_arg, *gpu_arg;
-	int recursive;
+	const char *libopt, *driver_arg, *gpu_arg, *python;
+	int recursive, want_python;
 };
 
 /* --driver-version: a CUDA version (12.0, 12000), or a driver release
@@ -43,7 +49,8 @@ static int parse_driver(const char *value, struct opts *o)
 
 static int usage(int status)
 {
-	const char *u = "[--driver-version=X.Y] [--gpu=sm_XY|auto] [--recursive] [--json] [--lib=PATH] FILE...";
+	const char *u = "[--driver-version=X.Y] [--gpu=sm_XY|auto] [--recursive] [--json] [--verbose] [--lib=PATH]\n"
+			"       [--python[=INTERPRETER]] [FILE|FOLDER...]";
 	if (status == CLI_OK)
 		printf("Usage: cushim check %s\n", u);
 	else
@@ -58,7 +65,9 @@ static int parse(int argc, char **argv, struct args *a)
 		{ "gpu", required_argument, NULL, 'g' },
 		{ "recursive", no_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "lib", required_argument, NULL, 'L' },
+		{ "python", optional_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -69,15 +78,17 @@ static int parse(int argc, char **argv, struct args *a)
 		case 'g': a->gpu_arg = optarg; break;
 		case 'r': a->recursive = 1; break;
 		case 'j': a->o.json = 1; break;
+		case 'v': a->o.verbose = 1; break;
 		case 'L': a->libopt = optarg; break;
+		case 'p': a->want_python = 1, a->python = optarg; break;
 		case 'h': return usage(CLI_OK) == CLI_OK ? 1 : -1;
 		default: return usage(CLI_ERROR), -1;
 		}
 	}
 	if (a->driver_arg && parse_driver(a->driver_arg, &a->o) != 0)
 		return -1;
-	if (optind >= argc) {
-		cli_error("check needs at least one FILE (see cushim --help)");
+	if (optind >= argc && !a->want_python) {
+		cli_error("check needs at least one FILE or FOLDER, or --python (see cushim --help)");
 		return -1;
 	}
 	return 0;
@@ -153,6 +164,7 @@ static const char *driver_here(struct args *a)
 /* ---- the files: those named, then with --recursive what they need ---- */
 struct job {
 	char *path, *shown, *needed_by, *rpath_chain;
+	int in_tree; /* found in a folder named: what it needs is looked for in the tree */
 };
 
 struct work {
@@ -161,13 +173,17 @@ struct work {
 	char **seen;
 	size_t nseen;
 	int status, nfiles, any_cuda;
+	struct tree tree;
+	struct result *kept; /* an environment: judged first, reported after */
+	size_t nkept, capkept;
+	int env;
 };
 
 static void add_job(struct work *w, char *path, char *shown, char *needed_by, char *chain)
 {
 	if (w->njobs == w->cap && !(w->jobs = realloc(w->jobs, (w->cap = w->cap * 2 + 8) * sizeof *w->jobs)))
 		abort();
-	w->jobs[w->njobs++] = (struct job){ path, shown, needed_by, chain };
+	w->jobs[w->njobs++] = (struct job){ path, shown, needed_by, chain, 0 };
 }
 
 /* --recursive: each file once, by its real path. */
@@ -226,6 +242,37 @@ static void follow_needed(struct work *w, size_t j, const struct result *r)
 	free(chain);
 }
 
+static void add_unfound(struct result *r, const char *name)
+{
+	char **u = realloc(r->unfound, (r->nunfound + 1) * sizeof *u);
+	if (!u || !(u[r->nunfound] = strdup(name)))
+		abort();
+	r->unfound = u;
+	r->nunfound++;
+}
+
+/* A file of a folder named: each library it needs is looked for as the
+ * loader would inside the tree; what nothing provides is part of its
+ * verdict, and with --recursive what the system provides is judged too. */
+static void resolve_in_tree(struct work *w, size_t j, struct result *r, int recursive)
+{
+	char dir[PATH_MAX], found[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s", w->jobs[j].path);
+	char *origin = dirname(dir);
+	char *rp = r->rpath && !r->has_runpath ? cli_ld_expand(r->rpath, origin) : NULL;
+	char *run = r->runpath ? cli_ld_expand(r->runpath, origin) : NULL;
+	for (size_t k = 0; k < r->nneeded; k++) {
+		if (is_driver_name(r->needed[k]))
+			continue;
+		if (tree_resolve(&w->tree, r->needed[k], rp, run, found, sizeof found) != 0)
+			add_unfound(r, r->needed[k]);
+		else if (recursive && !tree_lib_find(&w->tree, r->needed[k]))
+			add_job(w, strdup(found), strdup(found), strdup(r->file), NULL);
+	}
+	free(rp);
+	free(run);
+}
+
 static void report_error(const struct result *r)
 {
 	const char *what = r->error ? r->error : r->gpu.error;
@@ -236,32 +283,129 @@ static void report_error(const struct result *r)
 		cli_error("%s %s%s", r->file, pre, what);
 }
 
+static void keep_result(struct work *w, const struct result *r)
+{
+	if (w->nkept == w->capkept &&
+	    !(w->kept = realloc(w->kept, (w->capkept = w->capkept * 2 + 64) * sizeof *w->kept)))
+		abort();
+	w->kept[w->nkept++] = *r;
+}
+
+/* An environment: its verdict, then the files that limit it (all with
+ * --verbose). */
+static void report_env(struct work *w, const struct opts *o)
+{
+	struct env e;
+	env_judge(&e, w->kept, w->nkept, o);
+	if (!o->json)
+		env_print_text(&e, w->kept, w->nkept, o);
+	size_t quiet = 0;
+	for (size_t k = 0; k < w->nkept; k++) {
+		if (o->json)
+			check_print_json_file(&w->kept[k], o, k == 0);
+		else if (o->verbose)
+			check_print_text(&w->kept[k], o);
+		else if (env_limits(&e, &w->kept[k]))
+			env_print_row(&w->kept[k], o);
+		else
+			quiet++;
+	}
+	if (quiet && !o->json && !o->verbose)
+		printf("(%zu files that do not limit it are not shown; --verbose shows every file in full)\n", quiet);
+	if (o->json) {
+		printf("\n  ]");
+		env_print_json(&e, w->kept, o);
+		printf("}\n");
+	}
+	for (size_t k = 0; k < w->nkept; k++)
+		check_free(&w->kept[k]);
+	free(w->kept);
+}
+
+/* One file read and judged: what needs no other file's result. */
+static void read_one(struct work *w, size_t j, const struct args *a, struct result *r)
+{
+	struct job *jb = &w->jobs[j];
+	r->file = strdup(jb->shown);
+	r->needed_by = jb->needed_by ? strdup(jb->needed_by) : NULL;
+	check_read(r, jb->path);
+	if (jb->in_tree && !r->error && r->native == 1)
+		resolve_in_tree(w, j, r, a->recursive);
+	check_judge(r, &a->o);
+}
+
+static void finish_one(struct work *w, size_t j, const struct args *a, struct result *r)
+{
+	int st = check_status(r);
+	if (r->error || r->gpu.error[0])
+		report_error(r);
+	if (st > w->status)
+		w->status = st;
+	w->any_cuda |= r->nimports > 0 || r->rt.linkage != RT_NONE;
+	if (w->env)
+		keep_result(w, r);
+	else if (a->o.json)
+		check_print_json_file(r, &a->o, w->nfiles == 0);
+	else
+		check_print_text(r, &a->o);
+	w->nfiles++;
+	if (a->recursive && !r->error && r->native == 2)
+		cli_note("%s is a binary for %s: its libraries are not looked for here", r->file, r->machine);
+	else if (a->recursive && !r->error && !w->jobs[j].in_tree)
+		follow_needed(w, j, r);
+	if (!w->env)
+		check_free(r);
+}
+
 static void check_one(struct work *w, size_t j, const struct args *a)
 {
 	struct result r = { 0 };
-	struct job *jb = &w->jobs[j];
-	if (a->recursive && seen_before(w, jb->path))
+	if (a->recursive && seen_before(w, w->jobs[j].path))
 		return;
-	r.file = strdup(jb->shown);
-	r.needed_by = jb->needed_by ? strdup(jb->needed_by) : NULL;
-	check_read(&r, jb->path);
-	check_judge(&r, &a->o);
-	int st = check_status(&r);
-	if (r.error || r.gpu.error[0])
-		report_error(&r);
-	if (st > w->status)
-		w->status = st;
-	w->any_cuda |= r.nimports > 0 || r.rt.linkage != RT_NONE;
-	if (a->o.json)
-		check_print_json_file(&r, &a->o, w->nfiles == 0);
-	else
-		check_print_text(&r, &a->o);
-	w->nfiles++;
-	if (a->recursive && !r.error && r.native == 2)
-		cli_note("%s is a binary for %s: its libraries are not looked for here", r.file, r.machine);
-	else if (a->recursive && !r.error)
-		follow_needed(w, j, &r);
-	check_free(&r);
+	read_one(w, j, a, &r);
+	finish_one(w, j, a, &r);
+}
+
+/* ---- an environment without --recursive: its files read on every core ---- */
+struct pool {
+	struct work *w;
+	const struct args *a;
+	struct result *rs;
+	size_t n, next;
+	pthread_mutex_t lock;
+};
+
+static void *reader(void *arg)
+{
+	struct pool *p = arg;
+	for (;;) {
+		pthread_mutex_lock(&p->lock);
+		size_t j = p->next++;
+		pthread_mutex_unlock(&p->lock);
+		if (j >= p->n)
+			return NULL;
+		read_one(p->w, j, p->a, &p->rs[j]);
+	}
+}
+
+/* The files are read in parallel (libelf and libzip handles are each
+ * thread's own), then reported in order, one thread. */
+static void check_all_parallel(struct work *w, const struct args *a)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int nt = cpus < 1 ? 1 : cpus > CHECK_MAX_THREADS ? CHECK_MAX_THREADS : (int)cpus, started = 0;
+	struct pool p = { w, a, calloc(w->njobs ? w->njobs : 1, sizeof *p.rs), w->njobs, 0, PTHREAD_MUTEX_INITIALIZER };
+	pthread_t t[CHECK_MAX_THREADS];
+	if (!p.rs)
+		abort();
+	for (int i = 1; i < nt; i++)
+		started += pthread_create(&t[started], NULL, reader, &p) == 0;
+	reader(&p);
+	for (int i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	for (size_t j = 0; j < p.n; j++)
+		finish_one(w, j, a, &p.rs[j]);
+	free(p.rs);
 }
 
 static void free_work(struct work *w)
@@ -276,6 +420,35 @@ static void free_work(struct work *w)
 	for (size_t k = 0; k < w->nseen; k++)
 		free(w->seen[k]);
 	free(w->seen);
+	tree_free(&w->tree);
+}
+
+/* The files named, the folders walked (and --python's), in that order. */
+static int gather(struct work *w, const struct args *a, int argc, char **argv)
+{
+	struct stat st;
+	int bad = 0;
+	for (int i = optind; i < argc; i++) {
+		size_t before = w->tree.nfiles;
+		size_t n = strlen(argv[i]);
+		if (n > 4 && strcmp(argv[i] + n - 4, ".whl") == 0 && stat(argv[i], &st) == 0 && S_ISREG(st.st_mode)) {
+			bad |= tree_wheel(&w->tree, argv[i]) != 0;
+		} else if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			bad |= tree_walk(&w->tree, argv[i]) != 0;
+			if (w->tree.nfiles == before && !w->tree.errors)
+				cli_error("%s is a directory holding no program, library or GPU code to check", argv[i]);
+			bad |= w->tree.nfiles == before;
+		} else
+			add_job(w, strdup(argv[i]), strdup(argv[i]), NULL, NULL);
+	}
+	if (a->want_python)
+		bad |= tree_python(&w->tree, a->python) < 0;
+	tree_done(&w->tree);
+	for (size_t k = 0; k < w->tree.nfiles; k++) {
+		add_job(w, strdup(w->tree.files[k]), strdup(w->tree.files[k]), NULL, NULL);
+		w->jobs[w->njobs - 1].in_tree = 1;
+	}
+	return bad || w->tree.errors ? CLI_ERROR : CLI_OK;
 }
 
 int cmd_check(int argc, char **argv)
@@ -291,13 +464,18 @@ int cmd_check(int argc, char **argv)
 		return CLI_ERROR;
 	if (!a.o.versus)
 		no_driver = driver_here(&a);
-	for (int i = optind; i < argc; i++)
-		add_job(&w, strdup(argv[i]), strdup(argv[i]), NULL, NULL);
+	w.status = gather(&w, &a, argc, argv);
 	if (a.o.json)
 		check_print_json_head(&a.o);
-	for (size_t j = 0; j < w.njobs; j++)
-		check_one(&w, j, &a);
-	if (a.o.json)
+	w.env = w.tree.nfiles > 0 || a.want_python;
+	if (w.env && !a.recursive)
+		check_all_parallel(&w, &a);
+	else
+		for (size_t j = 0; j < w.njobs; j++)
+			check_one(&w, j, &a);
+	if (w.env)
+		report_env(&w, &a.o);
+	else if (a.o.json)
 		printf("\n  ]}\n");
 	else if (no_driver && w.any_cuda)
 		printf("(%s; use --driver-version=X.Y to see what a given driver lacks)\n", no_driver);

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "cudart.h"
 #include "gpucode.h"
+#include "jitc.h"
 
 #define CHECK_MAX_GPUS 16
 
@@ -15,6 +16,7 @@ struct opts {
 	int versus_branch;     /* the driver branch given instead of a CUDA version; 0 = none */
 	struct cli_shim *shim; /* the driver here, or NULL */
 	int json;
+	int verbose;           /* an environment: every file, not only those that limit it */
 	struct cli_gpu_arch gpus[CHECK_MAX_GPUS];
 	int ngpus;
 	const char *gpus_from; /* "option" or "driver" */
@@ -35,6 +37,7 @@ struct verdict {
 	int need;           /* the driver the file needs overall, 0 when none */
 	int decided_by;     /* which requirement sets need */
 	int blocked[4];     /* by each of BY_*: it will not run on the driver and GPUs given */
+	int jit_too_new;    /* the PTX its JIT compiler emits by default needs a newer driver than given */
 	struct cli_gpu_fit fits[CHECK_MAX_GPUS];
 };
 
@@ -54,12 +57,34 @@ struct result {
 	size_t nneeded;
 	char *rpath, *runpath, *soname;
 	int has_runpath;
+	char **unfound;  /* libraries it needs that nothing provides (in a tree) */
+	size_t nunfound;
 	struct cli_runtime rt;
+	struct cli_jit jit;
 	struct cli_gpucode gpu;
 	struct verdict v;
 };
 
+/* A whole environment (check-env.c): its verdict, from each file's. */
+struct env {
+	int status, nfiles, need, unfound, failing, with_kernels;
+	long decider, limiter;      /* the files that decide: -1 none */
+	long jit;                   /* the JIT compiler whose default PTX needs the newest driver: -1 none */
+	int gpu_lacking[CHECK_MAX_GPUS];
+	long gpu_first[CHECK_MAX_GPUS];
+};
+void env_judge(struct env *e, const struct result *rs, size_t n, const struct opts *o);
+void env_print_text(const struct env *e, const struct result *rs, size_t n, const struct opts *o);
+void env_print_json(const struct env *e, const struct result *rs, const struct opts *o);
+int env_limits(const struct env *e, const struct result *r);
+void env_print_row(const struct result *r, const struct opts *o);
+
 void check_read(struct result *r, const char *path);
+/* p[0..n): a file already in memory, named name (a wheel's member). */
+void check_read_memory(struct result *r, unsigned char *p, size_t n, const char *name);
+/* WHEEL:MEMBER (check-wheel.c): 1 when path names one (then read), else 0. */
+int check_read_wheel_member(struct result *r, const char *path);
+void check_set_error(struct result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void check_free(struct result *r);
 void check_judge(struct result *r, const struct opts *o);
 int check_status(const struct result *r); /* CLI_OK, CLI_FAIL or CLI_ERROR */

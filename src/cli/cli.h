@@ -113,6 +113,10 @@ int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 /* One file read as cushim check reads it (tests/fuzz): 0 if readable ELF. */
 int cli_check_read(const char *path, size_t *nimports, char *why, size_t whysize);
+/* A wheel read as `cushim check` reads it, for the fuzzer: every member it
+ * judges read in place.  How many members were judged, or -1 when the wheel
+ * cannot be read (said on standard error). */
+long cli_check_wheel(const char *path);
 int cmd_doctor(int argc, char **argv);
 int cmd_symbols(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);

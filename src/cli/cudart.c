@@ -40,10 +40,8 @@ int cli_runtime_entry(const char *name)
 	return strncmp(name, "__cudaLaunch", 12) == 0 || strcmp(name, "__cudaPushCallConfiguration") == 0;
 }
 
-typedef void (*data_fn)(const unsigned char *p, size_t n, void *arg);
-
 /* Calls fn on each allocated, non-executable section with contents. */
-static void each_data(Elf *elf, data_fn fn, void *arg)
+void cli_each_data(Elf *elf, cli_data_fn fn, void *arg)
 {
 	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
 		GElf_Shdr sh;
@@ -157,7 +155,7 @@ static void self_runtime(const struct cli_runtime_in *in, struct cli_runtime *rt
 
 static void static_version(Elf *elf, struct marks *m, struct cli_runtime *rt)
 {
-	each_data(elf, find_names, m);
+	cli_each_data(elf, find_names, m);
 	size_t len = strlen(rt->from);
 	rt->version = m->release > m->names ? m->release : m->names;
 	rt->at_least = m->names > m->release;
@@ -189,7 +187,7 @@ void cli_runtime_detect(Elf *elf, const struct cli_runtime_in *in, struct cli_ru
 			 imports > 1 ? " and other runtime functions" : "");
 		snprintf(rt->from, sizeof rt->from, "no DT_NEEDED libcudart");
 	}
-	each_data(elf, find_marks, &m);
+	cli_each_data(elf, find_marks, &m);
 	if (!static_mark && !(m.error_text && (rt->linkage == RT_NONE || rt->linkage == RT_IMPORTED)))
 		return;
 	if (rt->linkage == RT_DYNAMIC) /* both: the static one is what the file's own calls reach */

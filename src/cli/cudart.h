@@ -37,5 +37,8 @@ void cli_runtime_detect(Elf *elf, const struct cli_runtime_in *in, struct cli_ru
  * cuda* functions (x86-64 and AArch64, from the symbol table): 1 and who
  * calls what in why, 0, or -1 when it cannot tell. */
 int cli_runtime_called(Elf *elf, char *why, size_t whysize);
+/* Calls fn on each allocated, non-executable section with contents. */
+typedef void (*cli_data_fn)(const unsigned char *p, size_t n, void *arg);
+void cli_each_data(Elf *elf, cli_data_fn fn, void *arg);
 
 #endif

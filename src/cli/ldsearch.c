@@ -24,7 +24,7 @@ int cli_elf_native(const char *path)
 		return 0;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
 		elf_version(EV_CURRENT);
-		Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+		Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 		ok = elf && cli_elf_machine_ok(elf, &why);
 		elf_end(elf);
 	}

@@ -3,21 +3,22 @@
 # list of sources.
 noinst_LTLIBRARIES += libcushim_cli.la
 libcushim_cli_la_SOURCES = src/cli/run.c src/cli/check.c src/cli/check-read.c src/cli/check-judge.c \
-	src/cli/check-report.c src/cli/check-json.c src/cli/check.h src/cli/cudart.c src/cli/cudart.h \
+	src/cli/check-report.c src/cli/check-json.c src/cli/check.h src/cli/check-tree.c src/cli/check-tree.h src/cli/check-env.c src/cli/check-wheel.c src/cli/jitc.c src/cli/jitc.h \
+	src/cli/check-python.c src/cli/cudart.c src/cli/cudart.h \
 	src/cli/calls.c src/gpucode.c src/gpucode.h src/cli/gpus.c src/cli/doctor.c src/cli/symbols.c \
 	src/cli/machine.c src/cli/timeline.c src/cli/timeline-merge.c src/cli/tlscan.c src/cli/tlscan.h src/cli/summary.c \
 	src/cli/jsonread.c src/cli/jsonread.h src/cli/lib.c src/cli/ldsearch.c src/cli/json.c src/cli/cli.h
 nodist_libcushim_cli_la_SOURCES = $(GENERATED)
 CLI_CPPFLAGS = $(AM_CPPFLAGS) -DCUSHIM_LIBDIR='"$(libdir)"'
 libcushim_cli_la_CPPFLAGS = $(CLI_CPPFLAGS)
-libcushim_cli_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+libcushim_cli_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS)
 
 bin_PROGRAMS += cushim
 cushim_SOURCES = src/cli/main.c
 nodist_cushim_SOURCES = $(GENERATED)
 cushim_CPPFLAGS = $(CLI_CPPFLAGS)
 # The table without the stubs: the command must not export cu* itself.
-cushim_LDADD = libcushim_cli.la libcushim_table.la $(LIBELF_LIBS)
+cushim_LDADD = libcushim_cli.la libcushim_table.la $(LIBELF_LIBS) $(LIBZIP_LIBS)
 
 # ---- make installcheck: the installed command runs a program under the installed library ----
 installcheck-local: installcheck-cushim

@@ -69,7 +69,7 @@ static int native_class_header(Elf *elf, GElf_Ehdr *eh, const char **why)
 
 static const char *for_machine(unsigned m)
 {
-	static char buf[128];
+	static __thread char buf[128]; /* cushim check reads files on several threads */
 	const char *name = machine_name(m);
 	if (name)
 		snprintf(buf, sizeof buf, "an ELF file for %s", name);
@@ -93,7 +93,7 @@ int cli_elf_machine_ok(Elf *elf, const char **why)
 
 int cli_elf_checkable(Elf *elf, const char **machine, const char **why)
 {
-	static char buf[256];
+	static __thread char buf[256];
 	GElf_Ehdr eh;
 	const char *bad;
 

@@ -34,7 +34,8 @@ size=$(wc -c <"$true_bin")
 head -c $((size / 2)) "$true_bin" >"$T/half"
 expect_error half "truncated" "$T/half"
 expect_error missing "cannot be opened" "$T/no-such-file"
-expect_error directory "directory" "$T"
+mkdir "$T/nothing-here"
+expect_error directory "directory holding no program" "$T/nothing-here"
 
 # A 32-bit ELF: built with gcc -m32 where it can, and always a hand-made
 # 52-byte ELF32 header (i386 executable, no tables).

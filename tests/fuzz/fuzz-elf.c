@@ -6,8 +6,9 @@
  * (src/cli/fatbin.c, gpucode.c), with and without the fatbin magic in front,
  * and what it reads is judged against a few GPUs; and to the library's reader
  * of module images (src/modimage.c: fatbin, cubin, host ELF or PTX, as the
- * driver's loaders take them).  Any input must give either a result or a
- * reason. */
+ * driver's loaders take them); and as a Python wheel (a zip archive read
+ * through libzip, src/cli/check-wheel.c), every member it judges read in
+ * place.  Any input must give either a result or a reason. */
 #include "config.h"
 #include "cli.h"
 #include "gpucode.h"
@@ -32,6 +33,21 @@ static void read_as_file(const uint8_t *data, size_t size)
 	why[0] = 'x', why[1] = '\0';
 	if (cli_check_read(path, &nimports, why, sizeof why) && why[0] == '\0')
 		abort(); /* an error always says why */
+}
+
+static void read_as_wheel(const uint8_t *data, size_t size)
+{
+	static char path[4096];
+	FILE *f;
+	if (!path[0])
+		snprintf(path, sizeof path, "%s/fuzz-elf-%d.whl", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+			 (int)getpid());
+	if (size < 4 || memcmp(data, "PK", 2) != 0)
+		return; /* not a zip: libzip refuses it at once */
+	if (!(f = fopen(path, "wb")) || fwrite(data, 1, size, f) != size || fclose(f) != 0)
+		abort();
+	cli_check_wheel(path);
+	unlink(path);
 }
 
 static void read_as_fatbin(const uint8_t *data, size_t size)
@@ -77,6 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	read_as_file(data, size);
 	read_as_fatbin(data, size);
 	read_as_module(data, size);
+	read_as_wheel(data, size);
 	/* The same bytes as the entries of one fatbin, so that the fuzzer
 	 * reaches the image headers without finding the container first. */
 	if (!(framed = realloc(framed, size + 16)))

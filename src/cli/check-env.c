@@ -1,0 +1,168 @@
+/* cushim check on an environment (folders, --python): one verdict for the
+ * whole tree first, naming the one file and the one reason that decide it;
+ * the least driver the tree needs; for each GPU asked for, whether every
+ * file carrying kernels has code for it; then the files that limit it. */
+#include "config.h"
+#include "check.h"
+#include "requirements.h"
+#include <stdio.h>
+#include <string.h>
+
+/* How bad a file's verdict is, for choosing the one that decides: a library
+ * nothing provides, then the runtime, the GPU code, the imports. */
+static int weight(const struct result *r)
+{
+	if (r->error || r->gpu.error[0])
+		return 0;
+	if (r->nunfound)
+		return 5;
+	if (r->v.blocked[BY_RUNTIME])
+		return 4;
+	if (r->v.blocked[BY_GPU_CODE])
+		return 3;
+	return r->v.blocked[BY_IMPORTS] ? 2 : 0;
+}
+
+void env_judge(struct env *e, const struct result *rs, size_t n, const struct opts *o)
+{
+	memset(e, 0, sizeof *e);
+	e->decider = e->limiter = e->jit = -1;
+	e->nfiles = (int)n;
+	for (size_t i = 0; i < n; i++) {
+		const struct result *r = &rs[i];
+		int w = weight(r), st = check_status(r);
+		if (st > e->status)
+			e->status = st;
+		if (w > 0 && (e->decider < 0 || w > weight(&rs[e->decider])))
+			e->decider = (long)i;
+		if (!r->error && r->v.need > e->need)
+			e->need = r->v.need, e->limiter = (long)i;
+		e->unfound += r->nunfound;
+		if (r->jit.need && (e->jit < 0 || r->jit.need > rs[e->jit].jit.need))
+			e->jit = (long)i;
+		e->failing += st == CLI_FAIL;
+		if (r->error || r->gpu.error[0] || !cli_gpucode_kernels(&r->gpu))
+			continue;
+		e->with_kernels++;
+		for (int g = 0; g < o->ngpus; g++)
+			if (r->v.fits[g].how == GPU_NO_CODE || r->v.fits[g].how == GPU_PTX_TOO_NEW)
+				if (!e->gpu_lacking[g]++)
+					e->gpu_first[g] = (long)i;
+	}
+}
+
+/* The one reason a file fails, in a few words. */
+static void reason(const struct result *r, const struct opts *o, char *buf, size_t size)
+{
+	char d[64];
+	if (r->nunfound)
+		snprintf(buf, size, "it needs %s, which nothing in the tree or the system provides", r->unfound[0]);
+	else if (r->v.blocked[BY_RUNTIME])
+		snprintf(buf, size, "its CUDA %s runtime (%s) refuses drivers older than %s", cli_version(r->rt.version),
+			 r->rt.linkage == RT_STATIC ? "linked statically" : "carried", check_driver_name(r->v.runtime_need,
+			 d, sizeof d));
+	else if (r->v.blocked[BY_GPU_CODE])
+		snprintf(buf, size, "its GPU code has nothing %s can run", o->ngpus ? "the GPU asked for" : "a GPU");
+	else
+		snprintf(buf, size, "the driver lacks %d of its driver imports (cushim run can help)", r->nmissing);
+}
+
+static void print_gpus(const struct env *e, const struct result *rs, const struct opts *o)
+{
+	for (int g = 0; g < o->ngpus; g++) {
+		printf("environment: on sm_%d%d: ", o->gpus[g].major, o->gpus[g].minor);
+		if (!e->with_kernels)
+			printf("no file carries kernels\n");
+		else if (!e->gpu_lacking[g])
+			printf("each of the %d files carrying kernels has code for it\n", e->with_kernels);
+		else
+			printf("%d of the %d files carrying kernels have no code it can run, first %s\n",
+			       e->gpu_lacking[g], e->with_kernels, rs[e->gpu_first[g]].file);
+	}
+}
+
+void env_print_text(const struct env *e, const struct result *rs, size_t n, const struct opts *o)
+{
+	char d[64], why[512];
+	printf("environment: %zu files", n);
+	if (e->decider >= 0) {
+		const struct result *r = &rs[e->decider];
+		reason(r, o, why, sizeof why);
+		printf(": verdict: will not run on %s: decided by %s: %s", o->versus ? check_driver_name(o->versus, d,
+		       sizeof d) : "the driver and GPUs given", r->file, why);
+		if (e->failing > 1)
+			printf(" (%d files fail in all)", e->failing);
+		printf("\n");
+	} else if (o->versus) {
+		printf(": verdict: runs on %s%s\n", check_driver_name(o->versus, d, sizeof d),
+		       e->status == CLI_ERROR ? " as far as the files that could be read tell" : "");
+	} else {
+		printf("\n");
+	}
+	if (e->need)
+		printf("environment: needs %s or newer, set by %s\n", check_driver_name(e->need, d, sizeof d),
+		       rs[e->limiter].file);
+	else
+		printf("environment: any driver will do\n");
+	print_gpus(e, rs, o);
+	if (e->jit >= 0 && rs[e->jit].v.jit_too_new)
+		printf("environment: caution: %s carries %s %s: the PTX it emits by default needs %s; programs "
+		       "that compile with it run only if they ask it for SASS\n", rs[e->jit].file,
+		       cli_jit_name(rs[e->jit].jit.kind), cli_version(rs[e->jit].jit.version),
+		       check_driver_name(rs[e->jit].jit.need, d, sizeof d));
+}
+
+/* By default the files that limit the tree: those that fail, and those
+ * that set the least driver it needs. */
+int env_limits(const struct env *e, const struct result *r)
+{
+	return check_status(r) != CLI_OK || (e->need && r->v.need == e->need) || r->v.jit_too_new;
+}
+
+static const char *set_by(const struct result *r)
+{
+	switch (r->v.decided_by) {
+	case BY_RUNTIME: return "its CUDA runtime";
+	case BY_GPU_CODE: return "the PTX a GPU asked for would JIT-compile";
+	default: return "its driver imports";
+	}
+}
+
+/* One row of the short table: the file and what it limits. */
+void env_print_row(const struct result *r, const struct opts *o)
+{
+	char why[512], d[64];
+	if (check_status(r) == CLI_FAIL) {
+		reason(r, o, why, sizeof why);
+		printf("  %s: fails: %s\n", r->file, why);
+	} else if (r->v.need) {
+		printf("  %s: needs %s, set by %s\n", r->file, check_driver_name(r->v.need, d, sizeof d), set_by(r));
+	}
+	if (r->v.jit_too_new)
+		printf("  %s: caution: %s %s's default PTX needs %s\n", r->file, cli_jit_name(r->jit.kind),
+		       cli_version(r->jit.version), check_driver_name(r->jit.need, d, sizeof d));
+}
+
+void env_print_json(const struct env *e, const struct result *rs, const struct opts *o)
+{
+	char why[512];
+	printf(",\n  \"environment\": {\"runs\": %s, \"files\": %d, \"decided_by_file\": ",
+	       e->decider >= 0 ? "false" : e->status == CLI_OK ? "true" : "null", e->nfiles);
+	if (e->decider >= 0) {
+		json_string(stdout, rs[e->decider].file);
+		reason(&rs[e->decider], o, why, sizeof why);
+		printf(", \"reason\": ");
+		json_string(stdout, why);
+	} else {
+		printf("null, \"reason\": null");
+	}
+	printf(", \"needs_driver_cuda_version\": ");
+	printf(e->need ? "%d" : "null", e->need);
+	printf(", \"needs_driver_branch\": ");
+	printf(e->need && cli_driver_branch(e->need) ? "%d" : "null", cli_driver_branch(e->need));
+	printf(", \"missing_libraries\": %d, \"gpus\": [", e->unfound);
+	for (int g = 0; g < o->ngpus; g++)
+		printf("%s{\"gpu\": \"sm_%d%d\", \"every_file_has_code\": %s, \"files_without_code\": %d}", g ? ", " : "",
+		       o->gpus[g].major, o->gpus[g].minor, e->gpu_lacking[g] ? "false" : "true", e->gpu_lacking[g]);
+	printf("]}");
+}

@@ -1,0 +1,347 @@
+/* cushim check on a folder: the files it judges there, walked once each, and
+ * the tree's own libraries by name, so that what a file needs is found as
+ * the loader finds it inside the tree. */
+#include "config.h"
+#include "check-tree.h"
+#include "cli.h"
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define WALK_DEPTH 64
+
+struct seen_dir {
+	dev_t dev;
+	ino_t ino;
+};
+
+/* A file found, under one of its names (link: a symbolic link's). */
+struct hit {
+	dev_t dev;
+	ino_t ino;
+	char *path;
+	int link;
+};
+
+struct walker {
+	struct tree *t;
+	struct seen_dir *dirs; /* the folders on the way down: a bind-mount loop stops */
+	int depth;
+	struct hit *found;
+	size_t nfound, capfound;
+};
+
+static void *grow(void *p, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap * 2 + 16;
+	if (!(p = realloc(p, *cap * size)))
+		abort();
+	return p;
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), m = strlen(tail);
+	return n >= m && strcmp(s + n - m, tail) == 0;
+}
+
+/* A shared library's name: libX.so or libX.so.N... */
+static int lib_named(const char *path)
+{
+	const char *base = strrchr(path, '/'), *so;
+	base = base ? base + 1 : path;
+	return strncmp(base, "lib", 3) == 0 && (so = strstr(base, ".so")) && (so[3] == '\0' || so[3] == '.');
+}
+
+/* A development symlink's stand-in (libc.so): a linker script, not a library. */
+static int linker_script(const unsigned char *h, ssize_t n)
+{
+	return n > 0 && (memchr("/IGO", h[0], 4) != NULL);
+}
+
+/* A name no ELF file has in practice (source, text, data, Python's own
+ * files): not opened, so that a site-packages of tens of thousands of files
+ * walks fast. */
+static int text_named(const char *path)
+{
+	static const char *const ext[] = { ".py", ".pyc", ".pyi", ".pyx", ".pxd", ".h", ".hpp", ".cuh", ".c", ".cc",
+					   ".cpp", ".cu", ".txt", ".md", ".rst", ".json", ".yaml", ".yml", ".toml",
+					   ".cfg", ".ini", ".html", ".css", ".js", ".png", ".jpg", ".svg", ".gif",
+					   ".gz", ".typed", ".csv", ".xml", ".pem", ".pickle", ".npy", ".npz" };
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (strcmp(base, "RECORD") == 0 || strcmp(base, "METADATA") == 0 || strcmp(base, "WHEEL") == 0 ||
+	    strcmp(base, "LICENSE") == 0 || strcmp(base, "INSTALLER") == 0)
+		return 1;
+	for (size_t k = 0; k < sizeof ext / sizeof *ext; k++)
+		if (ends_with(base, ext[k]))
+			return 1;
+	return 0;
+}
+
+/* 3: named like a shared library, but not an ELF file (judged: it says so);
+ * 2: a GPU code file by its name; 1: an ELF executable or shared object;
+ * 0: not judged.  -1 (said) when it cannot be opened. */
+static int judged_kind(const char *path)
+{
+	unsigned char h[18];
+	if (ends_with(path, ".fatbin") || ends_with(path, ".cubin") || ends_with(path, ".ptx"))
+		return 2;
+	if (text_named(path))
+		return 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		cli_error("%s cannot be opened: %s", path, strerror(errno));
+		return -1;
+	}
+	ssize_t n = pread(fd, h, sizeof h, 0);
+	close(fd);
+	if (n != (ssize_t)sizeof h || memcmp(h, ELFMAG, SELFMAG) != 0)
+		return lib_named(path) && !linker_script(h, n) ? 3 : 0;
+	unsigned type = h[EI_DATA] == ELFDATA2MSB ? (unsigned)h[16] << 8 | h[17] : (unsigned)h[17] << 8 | h[16];
+	return type == ET_EXEC || type == ET_DYN;
+}
+
+static void found(struct walker *w, const char *path, const struct stat *st, int link)
+{
+	w->found = grow(w->found, &w->capfound, w->nfound, sizeof *w->found);
+	w->found[w->nfound].dev = st->st_dev;
+	w->found[w->nfound].ino = st->st_ino;
+	w->found[w->nfound].link = link;
+	if (!(w->found[w->nfound++].path = strdup(path)))
+		abort();
+}
+
+/* A symbolic link: the file it names counts; a loop is said. */
+static void walk_link(struct walker *w, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		if (errno == ELOOP) {
+			cli_error("%s is a symbolic link loop; not checked", path);
+			w->t->errors++;
+		}
+		return; /* dangling: nothing is there to load */
+	}
+	if (S_ISREG(st.st_mode) && judged_kind(path) > 0)
+		found(w, path, &st, 1);
+}
+
+static void walk_dir(struct walker *w, const char *dir, const struct stat *st);
+
+static void walk_entry(struct walker *w, const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0) {
+		cli_error("%s cannot be read: %s", path, strerror(errno));
+		w->t->errors++;
+	} else if (S_ISLNK(st.st_mode)) {
+		walk_link(w, path);
+	} else if (S_ISDIR(st.st_mode)) {
+		walk_dir(w, path, &st);
+	} else if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		int k = judged_kind(path);
+		if (k > 0)
+			found(w, path, &st, 0);
+		w->t->errors += k < 0;
+	}
+}
+
+static int on_the_way(const struct walker *w, const struct stat *st)
+{
+	for (int i = 0; i < w->depth; i++)
+		if (w->dirs[i].dev == st->st_dev && w->dirs[i].ino == st->st_ino)
+			return 1;
+	return 0;
+}
+
+static void walk_dir(struct walker *w, const char *dir, const struct stat *st)
+{
+	DIR *d;
+	struct dirent *e;
+	char path[PATH_MAX];
+	if (w->depth >= WALK_DEPTH || on_the_way(w, st)) {
+		cli_error("%s is %s; not walked", dir, w->depth >= WALK_DEPTH ? "too deep" : "a folder loop");
+		w->t->errors++;
+		return;
+	}
+	if (!(d = opendir(dir))) {
+		cli_error("%s cannot be read: %s", dir, strerror(errno));
+		w->t->errors++;
+		return;
+	}
+	w->dirs[w->depth++] = (struct seen_dir){ st->st_dev, st->st_ino };
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if ((size_t)snprintf(path, sizeof path, "%s%s%s", dir, ends_with(dir, "/") ? "" : "/", e->d_name) >=
+		    sizeof path)
+			continue;
+		walk_entry(w, path);
+	}
+	w->depth--;
+	closedir(d);
+}
+
+static void add_lib(struct tree *t, const char *path, const char *real, int member)
+{
+	const char *slash = strrchr(path, '/');
+	t->libs = grow(t->libs, &t->caplibs, t->nlibs, sizeof *t->libs);
+	t->libs[t->nlibs].name = strdup(slash ? slash + 1 : path);
+	t->libs[t->nlibs].member = member;
+	t->libs[t->nlibs++].path = strdup(real);
+}
+
+void tree_add_member(struct tree *t, const char *member)
+{
+	const char *colon = strstr(member, ".whl:");
+	t->files = grow(t->files, &t->capfiles, t->nfiles, sizeof *t->files);
+	if (!(t->files[t->nfiles++] = strdup(member)))
+		abort();
+	add_lib(t, colon && !strchr(colon + 5, '/') ? colon + 5 : member, member, 1);
+}
+
+static int by_file(const void *a, const void *b)
+{
+	const struct hit *x = a, *y = b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->link != y->link)
+		return x->link - y->link; /* the file's own path first */
+	return strcmp(x->path, y->path);
+}
+
+/* Each file once, under its own path; every name it has goes into the
+ * library index. */
+static void take_found(struct walker *w)
+{
+	struct tree *t = w->t;
+	qsort(w->found, w->nfound, sizeof *w->found, by_file);
+	for (size_t i = 0, first = 0; i < w->nfound; i++) {
+		if (i == 0 || w->found[i].dev != w->found[i - 1].dev || w->found[i].ino != w->found[i - 1].ino) {
+			first = i;
+			t->files = grow(t->files, &t->capfiles, t->nfiles, sizeof *t->files);
+			t->files[t->nfiles++] = strdup(w->found[i].path);
+		}
+		add_lib(t, w->found[i].path, w->found[first].path, 0);
+		free(w->found[i].path);
+	}
+	free(w->found);
+}
+
+static int is_image_root(const char *dir)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	snprintf(p, sizeof p, "%s/etc/os-release", dir);
+	if (lstat(p, &st) != 0) {
+		snprintf(p, sizeof p, "%s/usr/lib/os-release", dir);
+		if (lstat(p, &st) != 0)
+			return 0;
+	}
+	snprintf(p, sizeof p, "%s/usr/lib", dir);
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode) && strcmp(dir, "/") != 0;
+}
+
+int tree_walk(struct tree *t, const char *dir)
+{
+	struct seen_dir dirs[WALK_DEPTH];
+	struct walker w = { t, dirs, 0, NULL, 0, 0 };
+	struct stat st;
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		cli_error("%s cannot be walked: %s", dir, S_ISDIR(st.st_mode) ? strerror(errno) : "not a folder");
+		return -1;
+	}
+	t->image_root |= is_image_root(dir);
+	walk_dir(&w, dir, &st);
+	take_found(&w);
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const struct tree_lib *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : strcmp(x->path, y->path);
+}
+
+static int by_path(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void tree_done(struct tree *t)
+{
+	if (t->nlibs)
+		qsort(t->libs, t->nlibs, sizeof *t->libs, by_name);
+	if (t->nfiles)
+		qsort(t->files, t->nfiles, sizeof *t->files, by_path);
+}
+
+static const struct tree_lib *find(const struct tree *t, const char *name)
+{
+	size_t lo = 0, hi = t->nlibs;
+	while (lo < hi) { /* the first of that name: paths sort it */
+		size_t mid = (lo + hi) / 2;
+		if (strcmp(t->libs[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->nlibs && strcmp(t->libs[lo].name, name) == 0 ? &t->libs[lo] : NULL;
+}
+
+const char *tree_lib_find(const struct tree *t, const char *name)
+{
+	const struct tree_lib *l = find(t, name);
+	return l ? l->path : NULL;
+}
+
+void tree_free(struct tree *t)
+{
+	for (size_t i = 0; i < t->nfiles; i++)
+		free(t->files[i]);
+	for (size_t i = 0; i < t->nlibs; i++)
+		free(t->libs[i].name), free(t->libs[i].path);
+	free(t->files);
+	free(t->libs);
+	memset(t, 0, sizeof *t);
+}
+
+/* name in one folder of an expanded list, as a library for this machine. */
+static int in_list(const char *list, const char *name, char *out, size_t size)
+{
+	for (const char *p = list; p && *p;) {
+		size_t n = strcspn(p, ":");
+		snprintf(out, size, "%.*s/%s", (int)(n ? n : 1), n ? p : ".", name);
+		if (cli_elf_native(out))
+			return 1;
+		p += n + (p[n] == ':');
+	}
+	return 0;
+}
+
+int tree_resolve(const struct tree *t, const char *name, const char *rpath, const char *runpath, char *out,
+		 size_t size)
+{
+	const struct tree_lib *own;
+	if (in_list(rpath, name, out, size) || in_list(runpath, name, out, size))
+		return 0;
+	if ((own = find(t, name)) && (own->member || cli_elf_native(own->path))) {
+		snprintf(out, size, "%s", own->path);
+		return 0;
+	}
+	if (t->image_root)
+		return -1;
+	return cli_ld_search(name, NULL, NULL, NULL, out, size);
+}

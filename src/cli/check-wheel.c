@@ -1,0 +1,216 @@
+/* cushim check on a Python wheel (.whl): its members read in place through
+ * libzip, never unpacked to disk.  A member is named WHEEL:MEMBER
+ * ("cupy.whl:cupy/cuda/cub.cpython-312-x86_64-linux-gnu.so"); those named
+ * like shared libraries or GPU code are judged, from memory.  A wheel that
+ * cannot be read, and a member that claims more than cushim reads (a zip
+ * bomb), get one line each. */
+#include "config.h"
+#include "check.h"
+#include "check-tree.h"
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* The most a member may hold, and how much larger than its compressed bytes
+ * a large one may claim to be (deflate rarely exceeds 10x on ELF files;
+ * zeros reach 1000x). */
+#define WHEEL_MEMBER_MAX (2ull << 30)
+#define WHEEL_RATIO_MAX 200
+#define WHEEL_RATIO_FROM (64ull << 20)
+
+/* A member judged by its name: a shared library (libX.so.N, an extension
+ * module X.cpython-312-x86_64-linux-gnu.so) or GPU code. */
+static int member_judged(const char *name)
+{
+	size_t n = strlen(name);
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	if (!n || name[n - 1] == '/')
+		return 0;
+	if (strstr(base, ".so.") || (n > 3 && strcmp(name + n - 3, ".so") == 0))
+		return 1;
+	return (n > 7 && strcmp(name + n - 7, ".fatbin") == 0) || (n > 6 && strcmp(name + n - 6, ".cubin") == 0) ||
+	       (n > 4 && strcmp(name + n - 4, ".ptx") == 0);
+}
+
+/* WHEEL:MEMBER: where the wheel's path ends (the ':' after ".whl"), or NULL
+ * when path names no member of a wheel on disk. */
+static const char *member_split(const char *path)
+{
+	struct stat st;
+	char wheel[4096];
+	for (const char *p = strstr(path, ".whl:"); p; p = strstr(p + 1, ".whl:")) {
+		size_t len = (size_t)(p + 4 - path);
+		if (len >= sizeof wheel)
+			return NULL;
+		memcpy(wheel, path, len);
+		wheel[len] = '\0';
+		if (stat(wheel, &st) == 0 && S_ISREG(st.st_mode))
+			return p + 4;
+	}
+	return NULL;
+}
+
+long cli_check_wheel(const char *path)
+{
+	struct tree t = { 0 };
+	long n = 0;
+	if (elf_version(EV_CURRENT) == EV_NONE || tree_wheel(&t, path) != 0)
+		return tree_free(&t), -1;
+	for (size_t i = 0; i < t.nfiles; i++, n++) {
+		struct result r = { 0 };
+		check_read(&r, t.files[i]);
+		check_free(&r);
+	}
+	tree_free(&t);
+	return n;
+}
+
+#ifdef HAVE_LIBZIP
+#include <pthread.h>
+#include <zip.h>
+
+/* Members are decompressed whole into memory: the threads that read them
+ * together hold at most this much, unless one alone is larger. */
+#define WHEEL_INFLIGHT_MAX (512ull << 20)
+static pthread_mutex_t inflight_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t inflight_free = PTHREAD_COND_INITIALIZER;
+static unsigned long long inflight;
+
+static void hold(unsigned long long n)
+{
+	pthread_mutex_lock(&inflight_lock);
+	while (inflight && inflight + n > WHEEL_INFLIGHT_MAX)
+		pthread_cond_wait(&inflight_free, &inflight_lock);
+	inflight += n;
+	pthread_mutex_unlock(&inflight_lock);
+}
+
+static void release(unsigned long long n)
+{
+	pthread_mutex_lock(&inflight_lock);
+	inflight -= n;
+	pthread_cond_broadcast(&inflight_free);
+	pthread_mutex_unlock(&inflight_lock);
+}
+
+/* check: the stricter consistency checks, once, when the wheel is listed. */
+static zip_t *open_wheel(const char *path, int check, char *why, size_t size)
+{
+	int err = 0;
+	zip_t *z = zip_open(path, ZIP_RDONLY | (check ? ZIP_CHECKCONS : 0), &err);
+	if (!z) {
+		zip_error_t e;
+		zip_error_init_with_code(&e, err);
+		snprintf(why, size, "%s", zip_error_strerror(&e));
+		zip_error_fini(&e);
+	}
+	return z;
+}
+
+int tree_wheel(struct tree *t, const char *path)
+{
+	char why[256], member[4096];
+	zip_t *z = open_wheel(path, 1, why, sizeof why);
+	if (!z) {
+		cli_error("%s cannot be read as a wheel (a zip archive): %s", path, why);
+		return -1;
+	}
+	zip_int64_t n = zip_get_num_entries(z, 0);
+	for (zip_int64_t i = 0; i < n; i++) {
+		const char *name = zip_get_name(z, (zip_uint64_t)i, ZIP_FL_ENC_GUESS);
+		if (!name || !member_judged(name))
+			continue;
+		if ((size_t)snprintf(member, sizeof member, "%s:%s", path, name) >= sizeof member)
+			continue;
+		tree_add_member(t, member);
+	}
+	zip_close(z);
+	return 0;
+}
+
+/* Why a member is not read, or NULL. */
+static const char *too_big(const zip_stat_t *st, char *buf, size_t size)
+{
+	if (!(st->valid & ZIP_STAT_SIZE) || !(st->valid & ZIP_STAT_COMP_SIZE))
+		return "has no recorded size";
+	if (st->size > WHEEL_MEMBER_MAX)
+		snprintf(buf, size, "claims %llu bytes, more than cushim check reads from a wheel (%llu); not read",
+			 (unsigned long long)st->size, (unsigned long long)WHEEL_MEMBER_MAX);
+	else if (st->size > WHEEL_RATIO_FROM && st->size / (st->comp_size ? st->comp_size : 1) > WHEEL_RATIO_MAX)
+		snprintf(buf, size, "claims %llu bytes from %llu compressed (a zip bomb?); not read",
+			 (unsigned long long)st->size, (unsigned long long)st->comp_size);
+	else
+		return NULL;
+	return buf;
+}
+
+/* The member's bytes, malloc'd, or NULL with why. */
+static unsigned char *read_member(zip_t *z, const char *name, size_t *n, char *why, size_t size)
+{
+	zip_stat_t st;
+	const char *big;
+	zip_file_t *f;
+	if (zip_stat(z, name, 0, &st) != 0) {
+		snprintf(why, size, "is not in the wheel");
+		return NULL;
+	}
+	if ((big = too_big(&st, why, size)))
+		return big == why ? NULL : (snprintf(why, size, "%s", big), NULL);
+	unsigned char *p = malloc(st.size ? (size_t)st.size : 1);
+	if (!p || !(f = zip_fopen(z, name, 0))) {
+		snprintf(why, size, "cannot be read from the wheel: %s", p ? zip_strerror(z) : "out of memory");
+		free(p);
+		return NULL;
+	}
+	zip_int64_t got = zip_fread(f, p, st.size);
+	if (got < 0 || (zip_uint64_t)got != st.size) {
+		snprintf(why, size, "cannot be read from the wheel (%s): the archive is damaged or cut off",
+			 got < 0 ? zip_file_strerror(f) : "fewer bytes than recorded");
+		free(p), p = NULL;
+	}
+	zip_fclose(f);
+	*n = (size_t)st.size;
+	return p;
+}
+
+int check_read_wheel_member(struct result *r, const char *path)
+{
+	const char *sep = member_split(path);
+	char wheel[4096], why[512];
+	size_t n = 0;
+	if (!sep)
+		return 0;
+	snprintf(wheel, sizeof wheel, "%.*s", (int)(sep - path), path);
+	zip_t *z = open_wheel(wheel, 0, why, sizeof why);
+	zip_stat_t st;
+	unsigned long long held = z && zip_stat(z, sep + 1, 0, &st) == 0 && st.size <= WHEEL_MEMBER_MAX ? st.size : 0;
+	hold(held);
+	unsigned char *p = z ? read_member(z, sep + 1, &n, why, sizeof why) : NULL;
+	if (p)
+		check_read_memory(r, p, n, sep + 1);
+	else
+		check_set_error(r, "%s", why);
+	free(p);
+	release(held);
+	if (z)
+		zip_close(z);
+	return 1;
+}
+#else
+int tree_wheel(struct tree *t, const char *path)
+{
+	(void)t;
+	cli_error("%s: this cushim was built without libzip, so it cannot read wheels (unpack it and check the folder)",
+		  path);
+	return -1;
+}
+
+int check_read_wheel_member(struct result *r, const char *path)
+{
+	(void)r, (void)path;
+	(void)member_split;
+	(void)member_judged;
+	return 0;
+}
+#endif

@@ -1,0 +1,98 @@
+#!/bin/sh
+# cushim check on a folder: every program and shared library in it is judged
+# (a symbolic link to one counts once), what each needs is looked for as the
+# loader would (its $ORIGIN rpath, the tree's own libraries, the system), and
+# a library nothing provides fails the file that needs it, named.  Symbolic
+# link loops and files named like libraries that are not ELF get one line
+# each.  --python=INTERPRETER walks the folders that interpreter names.
+. "$top_srcdir/tests/cli/defs.sh"
+CC=${CC:-cc}
+command -v "$CC" >/dev/null 2>&1 || { echo "SKIP: no C compiler ($CC)"; exit 77; }
+
+E=$T/env
+mkdir -p "$E/bin" "$E/lib" "$E/pkg/libs" "$T/elsewhere"
+printf 'int f(void){return 1;}\n' >"$T/f.c"
+printf 'int g(void){return 2;}\n' >"$T/g.c"
+printf 'int f(void); int g(void); int main(void){return f()+g();}\n' >"$T/m.c"
+printf 'int g(void); int h(void){return g();}\n' >"$T/h.c"
+"$CC" -shared -fPIC -o "$E/lib/libf.so.1" -Wl,-soname,libf.so.1 "$T/f.c" || exit 99
+"$CC" -shared -fPIC -o "$T/elsewhere/libgone.so" -Wl,-soname,libgone.so "$T/g.c" || exit 99
+# app finds libf through $ORIGIN alone; libgone is nowhere in the tree or the system.
+"$CC" -o "$E/bin/app" "$T/m.c" -L"$E/lib" -l:libf.so.1 -L"$T/elsewhere" -lgone \
+	-Wl,-rpath,'$ORIGIN/../lib' || exit 99
+# libh needs libg, which only the tree holds (another folder, no rpath).
+"$CC" -shared -fPIC -o "$E/pkg/libs/libg.so.2" -Wl,-soname,libg.so.2 "$T/g.c" || exit 99
+"$CC" -shared -fPIC -o "$E/lib/libh.so" "$T/h.c" -L"$E/pkg/libs" -l:libg.so.2 || exit 99
+ln -s libf.so.1 "$E/lib/libf.so"
+ln -s loop-b "$E/loop-a" && ln -s loop-a "$E/loop-b"
+printf 'not a library\n' >"$E/lib/libfake.so.3"
+printf 'just text\n' >"$E/README.txt"
+
+run_cmd tree "$CUSHIM" check --driver-version=12.2 "$E"
+run_cmd verbose "$CUSHIM" check --verbose --driver-version=12.2 "$E"
+expect_rc tree 2 # the loops and the fake library are errors
+grep -q "^  $E/bin/app: fails: it needs libgone.so, which nothing" "$T/tree.out" ||
+	fail "tree: app's missing libgone.so is not its row: $(cat "$T/tree.out")"
+grep -q "^$E/bin/app: verdict: will not run .*libgone.so, which nothing provides" "$T/verbose.out" ||
+	fail "tree: app's missing libgone.so is not its verdict in full: $(cat "$T/verbose.out")"
+head -n 1 "$T/tree.out" | grep -q "^environment: 5 files: verdict: will not run .*decided by $E/bin/app: it needs libgone.so" ||
+	fail "tree: the first line is not the environment's verdict naming app and libgone.so: $(head -n 1 "$T/tree.out")"
+grep -q "$E/lib/libf.so.1" "$T/tree.out" && fail "tree: libf.so.1 limits nothing, yet is shown without --verbose"
+grep -q "^$E/lib/libf.so.1:" "$T/verbose.out" || fail "verbose: libf.so.1 was not judged"
+grep -q "^$E/lib/libf.so:" "$T/verbose.out" && fail "tree: the symbolic link libf.so was judged as well as its file"
+grep -q "^$E/lib/libh.so:" "$T/verbose.out" || fail "tree: libh.so was not judged"
+grep -q "libh.so: verdict: will not run" "$T/verbose.out" && fail "tree: libh.so's libg.so.2 is in the tree, yet it fails"
+grep -q "libf.so.1, which nothing" "$T/tree.out" && fail "tree: libf.so.1, found through \$ORIGIN, said missing"
+grep -q "README" "$T/tree.out" "$T/tree.err" && fail "tree: a text file was judged"
+for l in loop-a loop-b; do
+	[ "$(grep -c "$E/$l is a symbolic link loop" "$T/tree.err")" -eq 1 ] || fail "tree: no one line for $l: $(cat "$T/tree.err")"
+done
+[ "$(grep -c "libfake.so.3.*not an ELF" "$T/tree.err")" -eq 1 ] || fail "tree: no one line for libfake.so.3: $(cat "$T/tree.err")"
+
+# Without the bad files, the missing library alone fails it (1); JSON names it.
+rm "$E/loop-a" "$E/loop-b" "$E/lib/libfake.so.3"
+run_cmd json "$CUSHIM" check --json --driver-version=12.2 "$E"
+expect_rc json 1
+grep -q '"missing_libraries": \["libgone.so"\]' "$T/json.out" || fail "json: libgone.so not listed: $(cat "$T/json.out")"
+grep -q "\"environment\": {\"runs\": false, \"files\": 4, \"decided_by_file\": \"$E/bin/app\"" "$T/json.out" ||
+	fail "json: the environment's verdict does not name app: $(tail -n 2 "$T/json.out")"
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/json.out" 2>/dev/null ||
+	{ command -v python3 >/dev/null && fail "json: not one JSON document"; }
+# Given libgone in the tree, everything passes.
+cp "$T/elsewhere/libgone.so" "$E/pkg/libs/"
+run_cmd whole "$CUSHIM" check --driver-version=12.2 "$E"
+expect_rc whole 0
+head -n 1 "$T/whole.out" | grep -q "^environment: 5 files: verdict: runs on a CUDA 12.2 driver" ||
+	fail "whole: no passing environment verdict first: $(head -n 1 "$T/whole.out")"
+
+# --python=INTERPRETER: the folders it prints are walked.
+printf '#!/bin/sh\necho %s/no-such-folder\necho %s\n' "$E" "$E/pkg" >"$T/fake-python"
+chmod +x "$T/fake-python"
+run_cmd python "$CUSHIM" check --verbose --driver-version=12.2 --python="$T/fake-python"
+expect_rc python 0
+grep -q "^$E/pkg/libs/libg.so.2:" "$T/python.out" || fail "python: its site folder was not walked: $(cat "$T/python.out")"
+grep -q "^$E/bin/app" "$T/python.out" && fail "python: a folder it did not name was walked"
+run_cmd nopython "$CUSHIM" check --driver-version=12.2 --python="$T/no-such-python"
+expect_rc nopython 2
+[ "$(wc -l <"$T/nopython.err")" -eq 1 ] || fail "nopython: wanted one line: $(cat "$T/nopython.err")"
+
+# A container image's root (etc/os-release, usr/lib): its own libraries
+# stand for the system's, so the host's C library does not count.
+I=$T/image
+mkdir -p "$I/etc" "$I/usr/lib" "$I/usr/bin"
+printf 'ID=test\n' >"$I/etc/os-release"
+cp "$E/pkg/libs/libg.so.2" "$I/usr/lib/"
+"$CC" -o "$I/usr/bin/app" "$T/m.c" -L"$E/lib" -l:libf.so.1 -L"$T/elsewhere" -lgone || exit 99
+cp "$E/lib/libf.so.1" "$T/elsewhere/libgone.so" "$I/usr/lib/"
+libc=$(ldd "$I/usr/bin/app" 2>/dev/null | sed -n 's/^[[:space:]]*\(libc\.so\.[0-9]*\) => \([^ ]*\).*/\1 \2/p')
+run_cmd image "$CUSHIM" check --driver-version=12.2 "$I"
+if [ -n "$libc" ]; then
+	expect_rc image 1
+	grep -q "^  $I/usr/bin/app: fails: it needs ${libc%% *}, which nothing" "$T/image.out" ||
+		fail "image: the host's ${libc%% *} served the image: $(cat "$T/image.out")"
+	cp "${libc#* }" "$I/usr/lib/"
+	run_cmd image2 "$CUSHIM" check --driver-version=12.2 "$I"
+	grep -q "^  $I/usr/bin/app: fails" "$T/image2.out" && fail "image2: app fails with its C library in the image: $(cat "$T/image2.out")"
+fi
+
+exit $((failures > 0))

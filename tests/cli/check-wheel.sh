@@ -1,0 +1,85 @@
+#!/bin/sh
+# cushim check on Python wheels, read in place (never unpacked): a wheel
+# built here whose extension module needs a library the wheel holds, judged
+# as the unpacked folder is; bad input gets one line each and no crash: a
+# member named like a library that is no ELF file, a truncated wheel, a
+# zip bomb (a member claiming gigabytes).  Skips (77) without python3 (to
+# write the zip archives), a C compiler, or a cushim built with libzip.
+. "$top_srcdir/tests/cli/defs.sh"
+CC=${CC:-cc}
+command -v python3 >/dev/null 2>&1 || { echo "SKIP: no python3"; exit 77; }
+command -v "$CC" >/dev/null 2>&1 || { echo "SKIP: no C compiler ($CC)"; exit 77; }
+printf 'int g(void){return 2;}\n' >"$T/g.c"
+printf 'int g(void); int ext(void){return g();}\n' >"$T/e.c"
+mkdir -p "$T/u/demo/libs"
+"$CC" -shared -fPIC -o "$T/u/demo/libs/libg.so.2" -Wl,-soname,libg.so.2 "$T/g.c" || exit 99
+"$CC" -shared -fPIC -o "$T/u/demo/_ext.cpython-312-x86_64-linux-gnu.so" "$T/e.c" -L"$T/u/demo/libs" -l:libg.so.2 || exit 99
+printf 'not a library\n' >"$T/u/demo/libs/libfake.so.3"
+printf 'Name: demo\n' >"$T/u/METADATA"
+# zipw WHEEL DIR: every file under DIR, deflated, named relative to DIR.
+zipw() {
+	python3 - "$1" "$2" <<'PY'
+import os, sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
+    for d, _, fs in os.walk(sys.argv[2]):
+        for f in sorted(fs):
+            p = os.path.join(d, f)
+            z.write(p, os.path.relpath(p, sys.argv[2]))
+PY
+}
+W=$T/demo-1.0-cp312-cp312-linux_x86_64.whl
+zipw "$W" "$T/u" || exit 99
+run_cmd probe "$CUSHIM" check --driver-version=12.2 "$W"
+grep -q "built without libzip" "$T/probe.err" && { echo "SKIP: cushim built without libzip"; exit 77; }
+
+# The wheel: the module and libg judged from the archive, libg found in it,
+# libfake one line; the same verdict as the unpacked folder's.
+expect_rc probe 2
+head -n 1 "$T/probe.out" | grep -q "^environment: 3 files: verdict: runs on a CUDA 12.2 driver" ||
+	fail "wheel: no passing verdict for its 3 members first: $(head -n 1 "$T/probe.out")"
+[ "$(grep -c "$W:demo/libs/libfake.so.3 .*not an ELF file" "$T/probe.err")" -eq 1 ] ||
+	fail "wheel: no one line for libfake.so.3: $(cat "$T/probe.err")"
+grep -q "which nothing provides" "$T/probe.out" && fail "wheel: libg.so.2, in the wheel, said missing"
+rm "$T/u/demo/libs/libfake.so.3"
+zipw "$W" "$T/u" || exit 99
+run_cmd wheel "$CUSHIM" check --verbose --json --driver-version=12.2 "$W"
+expect_rc wheel 0
+grep -q "\"file\": \"$W:demo/_ext.cpython-312-x86_64-linux-gnu.so\"" "$T/wheel.out" || fail "wheel: the module is not judged by its member name"
+run_cmd text "$CUSHIM" check --driver-version=12.2 --gpu=sm_90 "$W"
+run_cmd folder "$CUSHIM" check --driver-version=12.2 --gpu=sm_90 "$T/u"
+expect_rc folder 0
+[ "$(sed "s|$T/u/|X|g" "$T/folder.out")" = "$(sed "s|$W:|X|g" "$T/text.out")" ] ||
+	fail "wheel and folder reports differ: $(cat "$T/folder.out") / $(cat "$T/text.out")"
+# Without libg in the wheel, the module fails, naming it.
+rm "$T/u/demo/libs/libg.so.2"
+zipw "$T/nolib.whl" "$T/u" || exit 99
+run_cmd nolib "$CUSHIM" check --driver-version=12.2 "$T/nolib.whl"
+expect_rc nolib 1
+head -n 1 "$T/nolib.out" | grep -q "decided by $T/nolib.whl:demo/_ext.*: it needs libg.so.2, which nothing" ||
+	fail "nolib: the missing libg.so.2 does not decide: $(head -n 1 "$T/nolib.out")"
+
+# A truncated wheel: one line naming it.
+size=$(wc -c <"$W")
+head -c $((size / 2)) "$W" >"$T/cut.whl"
+run_cmd cut "$CUSHIM" check --driver-version=12.2 "$T/cut.whl"
+expect_rc cut 2
+[ "$(wc -l <"$T/cut.err")" -eq 1 ] && grep -q "$T/cut.whl cannot be read as a wheel" "$T/cut.err" ||
+	fail "cut: wanted one line naming the wheel: $(cat "$T/cut.err")"
+# A zip bomb: a member whose headers claim 4 GB (rewritten in both the local
+# and the central header, so the archive stays consistent).
+python3 - "$T/bomb.whl" <<'PY' || exit 99
+import struct, sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("bomb/libbomb.so", b"\0" * 4096)
+b = bytearray(open(sys.argv[1], "rb").read())
+big = struct.pack("<I", 0xF0000000)
+b[22:26] = big                       # local header: uncompressed size
+c = b.find(b"PK\x01\x02")
+b[c + 24:c + 28] = big               # central directory: uncompressed size
+open(sys.argv[1], "wb").write(b)
+PY
+run_cmd bomb "$CUSHIM" check --driver-version=12.2 "$T/bomb.whl"
+expect_rc bomb 2
+[ "$(wc -l <"$T/bomb.err")" -eq 1 ] && grep -q "bomb.whl.*\(claims 4026531840 bytes\|cannot be read as a wheel\)" "$T/bomb.err" ||
+	fail "bomb: wanted one line about the 4 GB claim: $(cat "$T/bomb.err")"
+exit $((failures > 0))
