@@ -6,7 +6,7 @@
 # link loops and files named like libraries that are not ELF get one line
 # each.  --python=INTERPRETER walks the folders that interpreter names.
 . "$top_srcdir/tests/cli/defs.sh"
-CC=${CC:-cc}
+CC=${BUILD_CC:-${CC:-cc}}
 command -v "$CC" >/dev/null 2>&1 || { echo "SKIP: no C compiler ($CC)"; exit 77; }
 
 E=$T/env
