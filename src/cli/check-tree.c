@@ -226,7 +226,8 @@ static int by_file(const void *a, const void *b)
 static void take_found(struct walker *w)
 {
 	struct tree *t = w->t;
-	qsort(w->found, w->nfound, sizeof *w->found, by_file);
+	if (w->nfound) /* (qsort takes no NULL, even for no elements) */
+		qsort(w->found, w->nfound, sizeof *w->found, by_file);
 	for (size_t i = 0, first = 0; i < w->nfound; i++) {
 		if (i == 0 || w->found[i].dev != w->found[i - 1].dev || w->found[i].ino != w->found[i - 1].ino) {
 			first = i;
