@@ -40,11 +40,12 @@ void cushim_fork_initialised(void)
 void cushim_fork_prepare(void)
 {
 	int n = 0;
-	void *f = cushim_real[CUSHIM_IDX_cuDeviceGetCount];
+	void *f;
 	pid_t me = getpid();
 
-	if (cushim_fork_watch || !cushim_booted() || __atomic_load_n(&init_pid, __ATOMIC_ACQUIRE) == me || !f ||
-	    ((CUresult (CUDAAPI *)(int *))f)(&n) != CUDA_SUCCESS)
+	/* (the slots are read only once the bootstrap is known to be done) */
+	if (cushim_fork_watch || !cushim_booted() || __atomic_load_n(&init_pid, __ATOMIC_ACQUIRE) == me ||
+	    !(f = cushim_real[CUSHIM_IDX_cuDeviceGetCount]) || ((CUresult (CUDAAPI *)(int *))f)(&n) != CUDA_SUCCESS)
 		return;
 	nframes = 0; /* initialised by a call cushim did not see */
 	__atomic_store_n(&init_pid, me, __ATOMIC_RELEASE);
