@@ -3,4 +3,10 @@
 # README's first command, the GPU checks on a GPU machine).  Nothing here is
 # built.
 EXTRA_DIST += tools/gensyms.py tools/cudaapi.py tools/mktable.py tools/update-table.sh tools/bin2c.py \
-	tools/gpu-check.sh tools/setup-debian.sh
+	tools/gpu-check.sh tools/setup-debian.sh tools/depgraph.py
+
+# make layout-check: the cycles between the files of the libraries and the
+# command (tools/depgraph.py; tests/layout/cycles.sh runs it in make check).
+layout-check: libcushim.la cushim$(EXEEXT)
+	$(PYTHON) $(top_srcdir)/tools/depgraph.py --nm '$(NM)' --srcdir $(top_srcdir) .
+.PHONY: layout-check

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""The file-level dependency graph of a build's objects, and its cycles.
+
+For each object of the libcushim_* convenience libraries and of the command
+(cushim), the symbols it leaves undefined are resolved, through `nm`, to the
+object that defines them; each object is mapped back to its source file.  A
+file depends on the files that define what it uses.  The strongly connected
+components of more than one file are the cycles: they are printed, and the
+exit status is 1 when one of them is not allowed.
+
+Allowed: a cycle whose files all lie in one allowed group.  Built in: the
+generated stubs (cushim-stubs.S) and the file that defines the slots they
+read (cushim_slot, cushim_slot_acquire), which in turn names the stubs
+(cushim_stub): the assembler stubs jump through the slots and the slots start
+out pointing at the stubs, by design.  --allow A,B adds a group (file names
+as printed, or their basenames).
+
+usage: depgraph.py [--nm NM] [--allow A,B ...] [--edges] [--srcdir DIR] BUILDDIR
+exit: 0 no cycle but allowed ones, 1 a cycle not allowed, 2 usage or nm unusable.
+"""
+import argparse
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+# The stubs and their slots: see the docstring.
+BUILTIN_ALLOW = [("cushim-stubs.S", "stubs.c")]
+# An object of a library or of the command: <target>-<stem>.o, where target
+# is automake's canonical name of the library or program, or <stem>.o where
+# the source needs no flags of its target (the generated cushim-stubs.S).
+OBJ_RE = re.compile(r"^(?:(libcushim_\w+?_la|cushim)-)?(.+)\.o$")
+SOURCE_EXTS = (".c", ".S", ".s")
+DEFINED = set("TDBRCVWGSiu")  # global definitions (upper case), unique, indirect
+UNDEFINED = set("Uw")
+
+
+def find_objects(builddir):
+    """{(reldir, object name): path}, the PIC copy (.libs) where there is one."""
+    found = {}
+    top = os.path.join(builddir, "src")
+    for root, dirs, files in os.walk(top):
+        dirs[:] = [d for d in dirs if d not in ("sub-src",)]
+        rel = os.path.relpath(root, builddir)
+        pic = os.path.basename(root) == ".libs"
+        if pic:
+            rel = os.path.dirname(rel)
+        for f in files:
+            if OBJ_RE.match(f) and (pic or (rel, f) not in found):
+                found[(rel, f)] = os.path.join(root, f)
+    return found
+
+
+def source_of(rel, obj, srcdir, builddir):
+    """The source an object was made from: its whole name first, then its
+    name less the target's (src/cushim-stubs.S, src/boot.c)."""
+    for stem in (obj[:-2], OBJ_RE.match(obj).group(2)):
+        for top in (srcdir, builddir):
+            for ext in SOURCE_EXTS:
+                if os.path.exists(os.path.join(top, rel, stem + ext)):
+                    return os.path.normpath(os.path.join(rel, stem + ext))
+    return os.path.normpath(os.path.join(rel, obj))
+
+
+def symbols(nm, path):
+    """(defined, undefined) global symbol names of one object."""
+    out = subprocess.run(nm + ["-P", path], check=True, capture_output=True, text=True).stdout
+    defined, undefined = set(), set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) < 2:
+            continue
+        name, kind = parts[0], parts[1]
+        if kind in UNDEFINED:
+            undefined.add(name)
+        elif kind in DEFINED:
+            defined.add(name)
+    return defined, undefined
+
+
+def build_graph(nm, builddir, srcdir):
+    objs = find_objects(builddir)
+    files = {}  # source file -> (defined, undefined), united over its objects
+    for (rel, obj), path in sorted(objs.items()):
+        src = source_of(rel, obj, srcdir, builddir)
+        d, u = symbols(nm, path)
+        pd, pu = files.setdefault(src, (set(), set()))
+        pd |= d
+        pu |= u
+    owner = {}
+    for src, (d, _) in sorted(files.items()):
+        for s in d:
+            owner.setdefault(s, src)
+    graph = {src: set() for src in files}
+    why = {}
+    for src, (_, u) in files.items():
+        for s in u:
+            dst = owner.get(s)
+            if dst and dst != src:
+                graph[src].add(dst)
+                why.setdefault((src, dst), s)
+    return graph, why
+
+
+def sccs(graph):
+    """Tarjan's strongly connected components, iteratively."""
+    index, low, on, stack, out = {}, {}, set(), [], []
+    counter = [0]
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            advanced = False
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                    advanced = True
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                out.append(sorted(comp))
+    return out
+
+
+def allowed(comp, groups):
+    for g in groups:
+        if all(f in g or os.path.basename(f) in g for f in comp):
+            return True
+    return False
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("builddir")
+    ap.add_argument("--srcdir", help="the source tree (default: the builddir's, from its Makefile)")
+    ap.add_argument("--nm", default=os.environ.get("NM", "nm"), help="the nm to run (default $NM or nm)")
+    ap.add_argument("--allow", action="append", default=[], help="A,B: a cycle among these files is allowed")
+    ap.add_argument("--edges", action="store_true", help="print every edge and the symbol that makes it")
+    a = ap.parse_args()
+    srcdir = a.srcdir or top_srcdir(a.builddir)
+    nm = shlex.split(a.nm)
+    groups = [set(g) for g in BUILTIN_ALLOW] + [set(x.split(",")) for x in a.allow]
+    try:
+        graph, why = build_graph(nm, a.builddir, srcdir)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print("depgraph: nm is not usable here (%s)" % e, file=sys.stderr)
+        return 2
+    if not graph:
+        print("depgraph: no objects of libcushim_* or cushim under %s/src: build it first" % a.builddir,
+              file=sys.stderr)
+        return 2
+    if a.edges:
+        for src in sorted(graph):
+            for dst in sorted(graph[src]):
+                print("%s -> %s (%s)" % (src, dst, why[(src, dst)]))
+    bad = 0
+    comps = [c for c in sccs(graph) if len(c) > 1]
+    for comp in sorted(comps, key=lambda c: (-len(c), c)):
+        ok = allowed(comp, groups)
+        bad += not ok
+        print("%s cycle of %d files:" % ("allowed" if ok else "CYCLE", len(comp)))
+        for f in comp:
+            inner = sorted(d for d in graph[f] if d in comp)
+            print("  %s -> %s" % (f, ", ".join("%s (%s)" % (d, why[(f, d)]) for d in inner)))
+    print("depgraph: %d files, %d cycles, %d not allowed" % (len(graph), len(comps), bad))
+    return 1 if bad else 0
+
+
+def top_srcdir(builddir):
+    try:
+        with open(os.path.join(builddir, "Makefile")) as f:
+            for line in f:
+                m = re.match(r"^abs_top_srcdir\s*=\s*(.*)$", line)
+                if m:
+                    return m.group(1).strip()
+    except OSError:
+        pass
+    return builddir
+
+
+if __name__ == "__main__":
+    sys.exit(main())
