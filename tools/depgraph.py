@@ -60,7 +60,7 @@ def source_of(rel, obj, srcdir, builddir):
             for ext in SOURCE_EXTS:
                 if os.path.exists(os.path.join(top, rel, stem + ext)):
                     return os.path.normpath(os.path.join(rel, stem + ext))
-    return os.path.normpath(os.path.join(rel, obj))
+    return None
 
 
 def symbols(nm, path):
@@ -84,6 +84,9 @@ def build_graph(nm, builddir, srcdir):
     files = {}  # source file -> (defined, undefined), united over its objects
     for (rel, obj), path in sorted(objs.items()):
         src = source_of(rel, obj, srcdir, builddir)
+        if src is None:  # left by an older layout of the tree: not linked now
+            print("depgraph: %s: no source, left out" % path, file=sys.stderr)
+            continue
         d, u = symbols(nm, path)
         pd, pu = files.setdefault(src, (set(), set()))
         pd |= d

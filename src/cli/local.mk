@@ -5,9 +5,9 @@ noinst_LTLIBRARIES += libcushim_cli.la
 libcushim_cli_la_SOURCES = src/cli/run.c src/cli/check.c src/cli/check-read.c src/cli/check-judge.c \
 	src/cli/check-report.c src/cli/check-json.c src/cli/check.h src/cli/check-tree.c src/cli/check-tree.h src/cli/check-env.c src/cli/check-wheel.c src/cli/jitc.c src/cli/jitc.h \
 	src/cli/check-python.c src/cli/cudart.c src/cli/cudart.h \
-	src/cli/calls.c src/gpucode.c src/gpucode.h src/cli/gpus.c src/cli/doctor.c src/cli/symbols.c \
-	src/cli/machine.c src/cli/timeline.c src/cli/timeline-merge.c src/cli/tlscan.c src/cli/tlscan.h src/cli/summary.c \
-	src/cli/jsonread.c src/cli/jsonread.h src/cli/lib.c src/cli/ldsearch.c src/cli/json.c src/cli/cli.h
+	src/cli/calls.c src/cli/gpucode.c src/cli/gpucode.h src/cli/gpus.c src/cli/doctor.c src/cli/symbols.c \
+	src/cli/machine.c src/cli/timeline-cmd.c src/cli/timeline-merge.c src/cli/tlscan.c src/cli/tlscan.h src/cli/summary-cmd.c \
+	src/cli/jsonread.c src/cli/jsonread.h src/cli/lib.c src/cli/findlib.c src/cli/json.c src/cli/cli.h
 nodist_libcushim_cli_la_SOURCES = $(GENERATED)
 CLI_CPPFLAGS = $(AM_CPPFLAGS) -DCUSHIM_LIBDIR='"$(libdir)"'
 libcushim_cli_la_CPPFLAGS = $(CLI_CPPFLAGS)
@@ -17,8 +17,8 @@ bin_PROGRAMS += cushim
 cushim_SOURCES = src/cli/main.c
 nodist_cushim_SOURCES = $(GENERATED)
 cushim_CPPFLAGS = $(CLI_CPPFLAGS)
-# The table without the stubs: the command must not export cu* itself.
-cushim_LDADD = libcushim_cli.la libcushim_table.la $(LIBELF_LIBS) $(LIBZIP_LIBS)
+# What the shim and the command share, without the stubs: the command must not export cu* itself.
+cushim_LDADD = libcushim_cli.la libcushim_common.la $(LIBELF_LIBS) $(LIBZIP_LIBS)
 
 # ---- make installcheck: the installed command runs a program under the installed library ----
 installcheck-local: installcheck-cushim

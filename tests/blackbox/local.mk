@@ -43,9 +43,9 @@ tests_blackbox_static_rt_app_LDADD = -ldl
 tests_blackbox_dlopen_app_LDADD = -ldl
 # What the GL, EGL and VDPAU interop headers declare, read from the library's
 # own view of the toolkit's headers (src/cuda-all.h).
-tests/blackbox/interop-decls.txt: $(top_srcdir)/src/cuda-all.h $(top_srcdir)/tests/blackbox/declared.py config.h
+tests/blackbox/interop-decls.txt: $(top_srcdir)/src/common/cuda-all.h $(top_srcdir)/tests/blackbox/declared.py config.h
 	$(AM_V_GEN)$(MKDIR_P) tests/blackbox && $(CPP) -I$(top_builddir) $(CUDA_CPPFLAGS) \
-		$(top_srcdir)/src/cuda-all.h \
+		$(top_srcdir)/src/common/cuda-all.h \
 		| $(PYTHON) $(top_srcdir)/tests/blackbox/declared.py cudaGL.h cudaEGL.h cudaVDPAU.h > $@.tmp && mv $@.tmp $@
 CLEANFILES += tests/blackbox/interop-decls.txt
 endif

@@ -45,7 +45,7 @@ oracle_version() {
 # Every CUSHIM_* variable the sources name (the rows of the settings table,
 # what the command sets, what messages name), less the test harness's own.
 source_variables() {
-	cat "$top_srcdir"/src/*.c "$top_srcdir"/src/cli/*.c | grep -o '"CUSHIM_[A-Z][A-Z_]*["=]' |
+	cat "$top_srcdir"/src/*/*.c | grep -o '"CUSHIM_[A-Z][A-Z_]*["=]' |
 		grep -o 'CUSHIM_[A-Z_]*' | grep -v '^CUSHIM_TEST_\|^CUSHIM_ORACLE_DIR$' | sort -u
 }
 

@@ -21,13 +21,13 @@ done
 # has an entry in the man page and in --help with its line.
 vars=$(source_variables)
 [ -n "$vars" ] || { echo "found no CUSHIM_* variables in src/" >&2; exit 99; }
-direct=$(cd "$top_srcdir" && grep -n 'getenv("CUSHIM_' src/*.c src/cli/*.c)
-[ -z "$direct" ] || fail "read around the settings table (src/conf.c reads every row): $direct"
+direct=$(cd "$top_srcdir" && grep -n 'getenv("CUSHIM_' src/*/*.c)
+[ -z "$direct" ] || fail "read around the settings table (src/common/conf.c reads every row): $direct"
 env -u CUSHIM_LOG "$CUSHIM" doctor >"$T/doctor.out" 2>&1
 rows=$(sed -n 's/^\(settings: \)\{0,1\} *\(CUSHIM_[A-Z_]*\)[ =].*/\2/p' "$T/doctor.out" | sort -u)
 [ -n "$rows" ] || fail "cushim doctor lists no settings: $(cat "$T/doctor.out")"
 for v in $vars; do
-	echo "$rows" | grep -qx "$v" || fail "$v is read in src/ but is not in the settings table (src/settings.c)"
+	echo "$rows" | grep -qx "$v" || fail "$v is read in src/ but is not in the settings table (src/common/settings.c)"
 done
 for v in $rows; do
 	grep -A1 "^\.TP" "$man" | sed 's/\\-/-/g; s/\\f[BIRP]//g' | grep -q "$v" || fail "the man page has no entry for $v"

@@ -28,10 +28,10 @@ FAKE_APP_INCLUDES = -I$(CUDA_INCDIR)
 FAKE_APP_LINK = -Ltests/fake/drv-13.0 -Wl,-z,now
 FAKE_APP_DEPS = tests/fake/drv-13.0/libcuda.so.1
 FAKE_CFLAGS = $(WARN_CFLAGS) -O2 -fPIC -fvisibility=hidden \
-	-Itests/fake -I$(top_srcdir)/tests/fake -I$(top_srcdir)/src
+	-Itests/fake -I$(top_srcdir)/tests/fake -I$(top_srcdir)/src/common
 # -Bsymbolic as the real driver: the pointers it hands out are its own.
 FAKE_LINKFLAGS = -shared -Wl,-Bsymbolic -Wl,-z,now
-FAKE_DRV_DEPS = $(top_srcdir)/src/lookup-rule.h $(top_srcdir)/tests/fake/fake-driver.c \
+FAKE_DRV_DEPS = $(top_srcdir)/src/common/lookup-rule.h $(top_srcdir)/tests/fake/fake-driver.c \
 	$(top_srcdir)/tests/fake/fake-devices.c $(top_srcdir)/tests/fake/fake.h tests/fake/fake-table.h
 FAKE_RT_DEPS = $(top_srcdir)/tests/fake/fake-cudart.c $(top_srcdir)/tests/fake/fake.h
 

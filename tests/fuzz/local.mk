@@ -9,11 +9,11 @@ FUZZ_TARGETS = tests/fuzz/fuzz-level tests/fuzz/fuzz-version tests/fuzz/fuzz-pat
 	tests/fuzz/fuzz-elf tests/fuzz/fuzz-outputs
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DHAVE_CONFIG_H \
 	-I$(top_builddir) $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
-FUZZ_CONF_SRC = $(top_srcdir)/tests/fuzz/fuzz-conf.c $(top_srcdir)/src/conf.c $(top_srcdir)/src/settings.c $(top_srcdir)/src/log.c
+FUZZ_CONF_SRC = $(top_srcdir)/tests/fuzz/fuzz-conf.c $(top_srcdir)/src/common/conf.c $(top_srcdir)/src/common/settings.c $(top_srcdir)/src/common/log.c
 # fuzz-elf: the command (src/cli/local.mk) and the table library, the same
 # sources as the command is built from, instrumented; main.c's main is renamed
 # (libFuzzer has its own).
-FUZZ_CLI_SRC = tests/fuzz/fuzz-elf.c src/cli/main.c $(libcushim_cli_la_SOURCES) $(libcushim_table_la_SOURCES)
+FUZZ_CLI_SRC = tests/fuzz/fuzz-elf.c src/cli/main.c $(libcushim_cli_la_SOURCES) $(libcushim_common_la_SOURCES)
 FUZZ_FUZZ = $(MKDIR_P) tests/fuzz && $(FUZZ_CC) $(FUZZ_FLAGS) -o $@
 tests/fuzz/fuzz-level: $(FUZZ_CONF_SRC) $(GENERATED)
 	$(AM_V_CCLD)$(FUZZ_FUZZ) -DFUZZ_LEVEL $(FUZZ_CONF_SRC)
@@ -27,7 +27,7 @@ tests/fuzz/fuzz-elf: $(FUZZ_CLI_SRC) $(GENERATED)
 	$(AM_V_CCLD)$(FUZZ_FUZZ) -Dmain=cushim_cli_main -DCUSHIM_LIBDIR='"$(libdir)"' $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS) \
 		`for f in $(FUZZ_CLI_SRC); do case $$f in *.c) echo $(top_srcdir)/$$f;; esac; done` $(LIBELF_LIBS) $(LIBZIP_LIBS) $(LIBS)
 # fuzz-outputs: the readers of cushim timeline and cushim summary, in the same build.
-FUZZ_OUT_SRC = tests/fuzz/fuzz-outputs.c src/cli/main.c $(libcushim_cli_la_SOURCES) $(libcushim_table_la_SOURCES)
+FUZZ_OUT_SRC = tests/fuzz/fuzz-outputs.c src/cli/main.c $(libcushim_cli_la_SOURCES) $(libcushim_common_la_SOURCES)
 tests/fuzz/fuzz-outputs: $(FUZZ_OUT_SRC) $(GENERATED)
 	$(AM_V_CCLD)$(FUZZ_FUZZ) -Dmain=cushim_cli_main -DCUSHIM_LIBDIR='"$(libdir)"' $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS) \
 		`for f in $(FUZZ_OUT_SRC); do case $$f in *.c) echo $(top_srcdir)/$$f;; esac; done` $(LIBELF_LIBS) $(LIBZIP_LIBS) $(LIBS)

@@ -8,8 +8,8 @@ if HAVE_NVCC
 CLEANFILES += tests/gpu/gpu-kernels.fatbin tests/gpu/gpu-kernels-fatbin.c
 check_PROGRAMS += tests/gpu/real-exports tests/gpu/saxpy tests/gpu/fork-probe tests/gpu/adapt-gpu \
 	tests/gpu/integrity-gpu tests/gpu/explain-gpu
-tests_gpu_integrity_gpu_LDADD = libcushim_table.la $(CUDA_STUBS_LDFLAGS) -lcuda
-tests_gpu_real_exports_LDADD = libcushim_table.la -ldl
+tests_gpu_integrity_gpu_LDADD = libcushim_common.la $(CUDA_STUBS_LDFLAGS) -lcuda
+tests_gpu_real_exports_LDADD = libcushim_common.la -ldl
 tests_gpu_saxpy_SOURCES = tests/gpu/saxpy.c
 nodist_tests_gpu_saxpy_SOURCES = tests/gpu/gpu-kernels-fatbin.c
 tests_gpu_saxpy_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda

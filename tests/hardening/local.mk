@@ -4,7 +4,7 @@ if HAVE_CHECK
 HARD_CHECKS = tests/hardening/faults tests/hardening/threads
 check_PROGRAMS += $(HARD_CHECKS) tests/hardening/fault-app
 TESTS += $(HARD_CHECKS)
-tests_hardening_faults_LDADD = $(HARNESS_LIBS) libcushim_table.la
+tests_hardening_faults_LDADD = $(HARNESS_LIBS) libcushim_common.la
 EXTRA_tests_hardening_faults_DEPENDENCIES = $(HARNESS_DEPS) $(FAKE_BAD) tests/hardening/fault-app
 tests_hardening_threads_LDFLAGS = $(HARNESS_CUDA_LINK)
 tests_hardening_threads_LDADD = -lcuda $(HARNESS_LIBS)

@@ -19,15 +19,15 @@ EXTRA_tests_realdrv_rt_count_DEPENDENCIES = $(RT_DRIVER)
 # The stand-in driver a real runtime initialises against (validity.sh): a
 # file with the exact soname in a folder of its own, as the fakes.
 RT_DRIVER = tests/realdrv/rt-driver/libcuda.so.1
-RT_DRIVER_SRC = $(top_srcdir)/tests/realdrv/rt-driver.c $(top_srcdir)/src/validity.c $(top_srcdir)/src/md2.c
-$(RT_DRIVER): $(RT_DRIVER_SRC) $(top_srcdir)/src/validity.h $(top_srcdir)/src/md2.h
+RT_DRIVER_SRC = $(top_srcdir)/tests/realdrv/rt-driver.c $(top_srcdir)/src/common/validity.c $(top_srcdir)/src/common/md2.c
+$(RT_DRIVER): $(RT_DRIVER_SRC) $(top_srcdir)/src/common/validity.h $(top_srcdir)/src/common/md2.h
 	$(AM_V_CC)$(MKDIR_P) tests/realdrv/rt-driver && $(CC) $(FAKE_CFLAGS) $(FAKE_LINKFLAGS) \
 		-Wl,-soname,libcuda.so.1 -o $@ $(RT_DRIVER_SRC) -ldl -lpthread
 CLEANFILES += $(RT_DRIVER)
 tests_realdrv_realdrv_app_SOURCES = tests/realdrv/realdrv-app.c tests/realdrv/realdrv-exports.c \
 	tests/realdrv/realdrv.h
 nodist_tests_realdrv_realdrv_app_SOURCES = tests/realdrv/imports.c
-tests_realdrv_realdrv_app_CPPFLAGS = -D_GNU_SOURCE -I$(CUDA_INCDIR) -I$(top_srcdir)/src -I$(top_srcdir)/tests/realdrv
+tests_realdrv_realdrv_app_CPPFLAGS = -D_GNU_SOURCE -I$(CUDA_INCDIR) -I$(top_srcdir)/src/shim -I$(top_srcdir)/tests/realdrv
 # -z now against the toolkit's stub libcuda.so (the fake 13.0 driver where a
 # toolkit has no stub): every import must be found when the program loads.
 REALDRV_LINK = $(CUDA_STUBS_LDFLAGS) -Ltests/fake/drv-13.0

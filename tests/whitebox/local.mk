@@ -11,18 +11,18 @@ TESTS += tests/whitebox/adapters
 tests_whitebox_adapters_SOURCES = tests/whitebox/adapters.c
 nodist_tests_whitebox_adapters_SOURCES = $(GENERATED)
 tests_whitebox_adapters_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_whitebox_adapters_LDADD = libcushim_core.la $(CHECK_LIBS) $(LIBS)
+tests_whitebox_adapters_LDADD = libcushim_shim.la libcushim_diag.la libcushim_common.la $(CHECK_LIBS) $(LIBS)
 check_PROGRAMS += tests/whitebox/integrity
 TESTS += tests/whitebox/integrity
 tests_whitebox_integrity_SOURCES = tests/whitebox/integrity.c
 nodist_tests_whitebox_integrity_SOURCES = $(GENERATED)
 tests_whitebox_integrity_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_whitebox_integrity_LDADD = libcushim_table.la $(CHECK_LIBS) $(LIBS)
+tests_whitebox_integrity_LDADD = libcushim_common.la $(CHECK_LIBS) $(LIBS)
 endif
 
 check_PROGRAMS += tests/whitebox/trampoline
 TESTS += tests/whitebox/trampoline
-# (its own objects: the stubs are also in libcushim_core, through libtool)
-tests_whitebox_trampoline_SOURCES = tests/whitebox/trampoline.c src/stubs.c
+# (its own objects: the stubs are also in libcushim_shim, through libtool)
+tests_whitebox_trampoline_SOURCES = tests/whitebox/trampoline.c src/shim/stubs.c
 nodist_tests_whitebox_trampoline_SOURCES = $(GENERATED) $(GENERATED_STUBS)
 tests_whitebox_trampoline_CPPFLAGS = $(AM_CPPFLAGS)

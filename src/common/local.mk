@@ -1,0 +1,18 @@
+# src/common: libcushim_common, what the shim and the command both know: the
+# table as data, the settings and their parsers, the configuration, the log,
+# the enums, the adapters' data, the loader search, the real driver's rule,
+# and the readers of GPU code (fatbins, cubins, PTX) with the driver's
+# requirements (no stubs in it).
+noinst_LTLIBRARIES += libcushim_common.la
+libcushim_common_la_SOURCES = src/common/table.c src/common/cushim-internal.h \
+	src/common/ldsearch.c src/common/ldsearch.h src/common/realdriver.c src/common/realdlsym.c src/common/lookup-rule.h \
+	src/common/conf.c src/common/settings.c src/common/settings.h src/common/adapters.c src/common/adapters.h \
+	src/common/log.c src/common/enums.c src/common/enums.h src/common/md2.c src/common/md2.h \
+	src/common/validity.c src/common/validity.h src/common/ticks.h src/common/cuda-all.h \
+	src/common/elfbytes.c src/common/elfbytes.h src/common/fatbin.c src/common/fatbin.h \
+	src/common/gpufit.c src/common/gpufit.h src/common/modimage.c src/common/modimage.h \
+	src/common/requirements.c src/common/requirements.h src/common/rtmarks.c src/common/rtmarks.h
+nodist_libcushim_common_la_SOURCES = $(GENERATED)
+libcushim_common_la_CFLAGS = $(SHIM_CFLAGS)
+EXTRA_DIST += src/common/compat/GL/gl.h src/common/compat/EGL/egl.h src/common/compat/EGL/eglext.h \
+	src/common/compat/vdpau/vdpau.h
