@@ -8,12 +8,15 @@ file depends on the files that define what it uses.  The strongly connected
 components of more than one file are the cycles: they are printed, and the
 exit status is 1 when one of them is not allowed.
 
-Allowed: a cycle whose files all lie in one allowed group.  Built in: the
-generated stubs (cushim-stubs.S) and the file that defines the slots they
-read (cushim_slot, cushim_slot_acquire), which in turn names the stubs
-(cushim_stub): the assembler stubs jump through the slots and the slots start
-out pointing at the stubs, by design.  --allow A,B adds a group (file names
-as printed, or their basenames).
+Allowed, built in: the generated stubs (cushim-stubs.S) and the slots they
+read.  Each stub jumps through its slot (cushim_slot, in the .S), loads it
+through cushim_slot_acquire in a ThreadSanitizer build, and the slot starts
+at a first-call entry that runs the resolver (cushim_resolve), which fills
+the slots: by design the stubs name what fills them, and what fills them
+names the stubs.  So the stubs' own references are no edges here (--edges
+lists them, marked), and the stubs sit on no cycle.  --allow A,B allows a
+cycle whose files all lie in the group (file names as printed, or their
+basenames).
 
 usage: depgraph.py [--nm NM] [--allow A,B ...] [--edges] [--srcdir DIR] BUILDDIR
 exit: 0 no cycle but allowed ones, 1 a cycle not allowed, 2 usage or nm unusable.
@@ -25,12 +28,15 @@ import shlex
 import subprocess
 import sys
 
-# The stubs and their slots: see the docstring.
-BUILTIN_ALLOW = [("cushim-stubs.S", "stubs.c")]
+# The generated stubs: what they name are no edges (see the docstring).
+STUBS = ("cushim-stubs.S",)
+BUILTIN_ALLOW = []
 # An object of a library or of the command: <target>-<stem>.o, where target
 # is automake's canonical name of the library or program, or <stem>.o where
 # the source needs no flags of its target (the generated cushim-stubs.S).
+# Another target's objects (a test's own copy of a source) are left out.
 OBJ_RE = re.compile(r"^(?:(libcushim_\w+?_la|cushim)-)?(.+)\.o$")
+OTHER_TARGET_RE = re.compile(r"^(?!libcushim_|cushim-)\w+-")
 SOURCE_EXTS = (".c", ".S", ".s")
 DEFINED = set("TDBRCVWGSiu")  # global definitions (upper case), unique, indirect
 UNDEFINED = set("Uw")
@@ -47,6 +53,8 @@ def find_objects(builddir):
         if pic:
             rel = os.path.dirname(rel)
         for f in files:
+            if OTHER_TARGET_RE.match(f) and not os.path.exists(os.path.join(root, f[:-2] + ".S")):
+                continue
             if OBJ_RE.match(f) and (pic or (rel, f) not in found):
                 found[(rel, f)] = os.path.join(root, f)
     return found
@@ -96,14 +104,17 @@ def build_graph(nm, builddir, srcdir):
         for s in d:
             owner.setdefault(s, src)
     graph = {src: set() for src in files}
-    why = {}
+    why, cut = {}, set()
     for src, (_, u) in files.items():
         for s in u:
             dst = owner.get(s)
             if dst and dst != src:
-                graph[src].add(dst)
                 why.setdefault((src, dst), s)
-    return graph, why
+                if os.path.basename(src) in STUBS:
+                    cut.add((src, dst))
+                else:
+                    graph[src].add(dst)
+    return graph, why, cut
 
 
 def sccs(graph):
@@ -168,7 +179,7 @@ def main():
     nm = shlex.split(a.nm)
     groups = [set(g) for g in BUILTIN_ALLOW] + [set(x.split(",")) for x in a.allow]
     try:
-        graph, why = build_graph(nm, a.builddir, srcdir)
+        graph, why, cut = build_graph(nm, a.builddir, srcdir)
     except (OSError, subprocess.CalledProcessError) as e:
         print("depgraph: nm is not usable here (%s)" % e, file=sys.stderr)
         return 2
@@ -177,9 +188,8 @@ def main():
               file=sys.stderr)
         return 2
     if a.edges:
-        for src in sorted(graph):
-            for dst in sorted(graph[src]):
-                print("%s -> %s (%s)" % (src, dst, why[(src, dst)]))
+        for src, dst in sorted(set(why)):
+            print("%s -> %s (%s)%s" % (src, dst, why[(src, dst)], " [the stubs: allowed]" if (src, dst) in cut else ""))
     bad = 0
     comps = [c for c in sccs(graph) if len(c) > 1]
     for comp in sorted(comps, key=lambda c: (-len(c), c)):

@@ -13,7 +13,9 @@
  * own the name creates a name derived from it with O_EXCL: tl.json ->
  * tl.PID.json (tl.PID-2.json, ... when that is taken), tl.%p.json ->
  * tl.PID-2.json.  Nothing here runs per call: only when a file is opened. */
-#include "cushim-internal.h"
+#include "conf.h"
+#include "outputs.h"
+#include "log.h"
 #include "settings.h"
 #include <errno.h>
 #include <fcntl.h>

@@ -5,6 +5,12 @@
  * writes none when it made no call.  The text is made in memory and written
  * at once: the JSON file whole, the table with one write(2) where the log is
  * a file. */
+#include "table.h"
+#include "conf.h"
+#include "outputs.h"
+#include "log.h"
+#include "trace.h"
+#include "summary.h"
 #include "explain.h"
 #include <errno.h>
 #include <fcntl.h>

@@ -13,7 +13,16 @@
  * Timestamps are CLOCK_MONOTONIC in microseconds, read as the trace reads
  * them (the TSC, calibrated), so the files of one machine's processes line
  * up. */
-#include "cushim-internal.h"
+#include "table.h"
+#include "slots.h"
+#include "conf.h"
+#include "settings.h"
+#include "outputs.h"
+#include "log.h"
+#include "stamp.h"
+#include "timeline.h"
+#include "errors.h"
+#include "ticks.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>

@@ -6,7 +6,14 @@
  * a buffer of its own and writes whole lines, at most PIPE_BUF bytes at a time,
  * so lines never tear; buffers are flushed when full, at thread exit, at fork
  * and at exit.  Each thread counts its own calls for the summary. */
-#include "cushim-internal.h"
+#include "table.h"
+#include "conf.h"
+#include "outputs.h"
+#include "log.h"
+#include "trace.h"
+#include "stamp.h"
+#include "summary.h"
+#include "timeline.h"
 #include "enums.h"
 #include <errno.h>
 #include "explain.h"
@@ -30,9 +37,10 @@ __thread struct cushim_counters *cushim_my_counters __attribute__((tls_model("in
 
 #define TBUF_SIZE 16384
 #define LINE_MAX_LEN 2048
-#define STR_MAX 64
 
 #define counters cushim_counters
+
+static pid_t my_pid;
 
 /* A thread's buffer and counters, one mapping each.  Buffers are never
  * freed: a thread that exits hands its buffer back (free = 1) for the next
@@ -59,51 +67,6 @@ static struct counters retired[CUSHIM_NSYMS]; /* what exited threads counted */
 static pthread_key_t tbuf_key;
 static __thread struct tbuf *my_tbuf __attribute__((tls_model("initial-exec")));
 static __thread int tbuf_failed __attribute__((tls_model("initial-exec")));
-
-/* ---- time: the counter where there is one, calibrated against CLOCK_MONOTONIC ---- */
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t start_ticks, start_ns;
-static pid_t my_pid;
-static double ns_per_tick = 1.0;
-
-/* The counter's frequency where the architecture states it (AArch64's
- * cntfrq_el0, set by the firmware); 0 where it is measured. */
-static uint64_t counter_hz(void)
-{
-#if defined(__aarch64__)
-	uint64_t hz;
-	__asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(hz));
-	return hz;
-#else
-	return 0;
-#endif
-}
-
-static void calibrate(void)
-{
-#if defined(CUSHIM_COUNTER)
-	uint64_t n0 = mono_ns(), t0 = cushim_ticks(), n1, t1, hz = counter_hz();
-	if (hz) {
-		ns_per_tick = 1e9 / (double)hz;
-	} else {
-		do
-			n1 = mono_ns();
-		while (n1 - n0 < 2000000); /* 2 ms, once, only when diagnostics are on */
-		t1 = cushim_ticks();
-		ns_per_tick = (double)(n1 - n0) / (double)(t1 - t0);
-	}
-	start_ticks = t0;
-	start_ns = n0;
-#else
-	start_ticks = start_ns = mono_ns();
-#endif
-}
 
 /* ---- per-thread buffers ---- */
 static int log_is_file; /* one write of whole lines is atomic there; pipes need PIPE_BUF */
@@ -207,197 +170,14 @@ static struct tbuf *get_tbuf(void)
 
 void cushim_count_first(unsigned i, CUresult r, uint64_t ticks)
 {
-	if (get_tbuf() && cushim_my_counters)
-		cushim_count(i, r, ticks);
-}
-
-/* ---- formatting ---- */
-struct out {
-	char *p;
-	size_t left;
-};
-
-static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-	if (o->left <= 1)
+	struct counters *c;
+	if (!get_tbuf() || !(c = cushim_my_counters))
 		return;
-	va_start(ap, fmt);
-	n = vsnprintf(o->p, o->left, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= o->left)
-		n = (int)o->left - 1;
-	o->p += n;
-	o->left -= (size_t)n;
-}
-
-/* The common cases by hand: the trace's cost is mostly its formatting. */
-static void put_raw(struct out *o, const char *s, size_t n)
-{
-	if (n >= o->left)
-		n = o->left ? o->left - 1 : 0;
-	memcpy(o->p, s, n);
-	o->p += n;
-	o->left -= n;
-	if (o->left)
-		*o->p = '\0';
-}
-
-static void put_s(struct out *o, const char *s)
-{
-	put_raw(o, s, strlen(s));
-}
-
-static void put_u(struct out *o, uint64_t v)
-{
-	char tmp[24], *e = tmp + sizeof tmp, *p = e;
-	do
-		*--p = (char)('0' + v % 10);
-	while (v /= 10);
-	put_raw(o, p, (size_t)(e - p));
-}
-
-static void put_x(struct out *o, uint64_t v)
-{
-	char tmp[20], *e = tmp + sizeof tmp, *p = e;
-	do
-		*--p = "0123456789abcdef"[v & 15];
-	while (v >>= 4);
-	*--p = 'x';
-	*--p = '0';
-	put_raw(o, p, (size_t)(e - p));
-}
-
-/* value/1000 with three decimals: 1234 -> "1.234" */
-static void put_milli(struct out *o, uint64_t v, int digits)
-{
-	uint64_t scale = digits == 6 ? 1000000 : 1000, frac = v % scale;
-	char tmp[8];
-	put_u(o, v / scale);
-	tmp[0] = '.';
-	for (int k = digits; k > 0; k--, frac /= 10)
-		tmp[k] = (char)('0' + frac % 10);
-	put_raw(o, tmp, (size_t)digits + 1);
-}
-
-static void put_arg(struct out *o, const struct cushim_argdesc *d, uint64_t v)
-{
-	const char *name;
-	switch (d->cls) {
-	case CUSHIM_A_PTR:
-	case CUSHIM_A_HEX:
-		if (v == 0 && d->cls == CUSHIM_A_PTR)
-			put_s(o, "NULL");
-		else
-			put_x(o, v);
-		break;
-	case CUSHIM_A_STR: {
-		const char *s = (const char *)(uintptr_t)v;
-		if (!s) {
-			put(o, "NULL");
-			break;
-		}
-		put(o, "\"");
-		int k;
-		for (k = 0; s[k] && k < STR_MAX; k++) {
-			unsigned char c = (unsigned char)s[k];
-			if (c == '"' || c == '\\')
-				put(o, "\\%c", c);
-			else if (c == '\n' || c == '\t' || c == '\r')
-				put(o, "\\%c", c == '\n' ? 'n' : c == '\t' ? 't' : 'r');
-			else if (c < 0x20 || c >= 0x7f)
-				put(o, "\\x%02x", c);
-			else
-				put(o, "%c", c);
-		}
-		put(o, s[k] ? "\"..." : "\"");
-		break;
-	}
-	case CUSHIM_A_INT:
-		if ((int64_t)v < 0) {
-			put_raw(o, "-", 1);
-			v = (uint64_t)0 - v;
-		}
-		put_u(o, v);
-		break;
-	case CUSHIM_A_UINT:
-		put_u(o, v);
-		break;
-	case CUSHIM_A_ENUM:
-		if ((name = cushim_enum_name(d->extra, (long long)(int)v)))
-			put_s(o, name);
-		else
-			put(o, "%lld", (long long)(int)v);
-		break;
-	case CUSHIM_A_FLOAT: {
-		double f;
-		memcpy(&f, &v, sizeof f);
-		put(o, "%g", f);
-		break;
-	}
-	case CUSHIM_A_STRUCT: {
-		const unsigned char *b = (const unsigned char *)(uintptr_t)v;
-		int n = d->extra < 16 ? d->extra : 16;
-		put(o, "{");
-		for (int k = 0; k < n; k++)
-			put(o, "%02x", b[k]);
-		put(o, d->extra > 16 ? "...}" : "}");
-		break;
-	}
-	}
-}
-
-extern const struct cushim_argdesc *const cushim_argdescs[CUSHIM_NSYMS] CUSHIM_HIDDEN;
-extern const unsigned char cushim_nargs[CUSHIM_NSYMS] CUSHIM_HIDDEN;
-
-/* "cuMemAlloc_v2(dptr=0x7ffd5e1c, bytesize=1048576) = CUDA_SUCCESS" */
-size_t cushim_format_call(char *buf, size_t size, unsigned i, CUresult r, const uint64_t *argv)
-{
-	struct out o = { buf, size };
-	const char *rn = cushim_error_name((int)r);
-
-	put_s(&o, cushim_syms[i].name);
-	put_raw(&o, "(", 1);
-	for (unsigned k = 0; k < cushim_nargs[i]; k++) {
-		if (k)
-			put_raw(&o, ", ", 2);
-		put_s(&o, cushim_argdescs[i][k].name);
-		put_raw(&o, "=", 1);
-		put_arg(&o, &cushim_argdescs[i][k], argv[k]);
-	}
-	put_raw(&o, ") = ", 4);
-	if (rn)
-		put_s(&o, rn);
-	else
-		put(&o, "%d", (int)r);
-	return (size_t)(o.p - buf);
-}
-
-/* For the timeline: the trace's clock, numbers and arguments. */
-uint64_t cushim_trace_ns(uint64_t ticks)
-{
-	return start_ns + (uint64_t)((double)(int64_t)(ticks - start_ticks) * ns_per_tick);
-}
-
-size_t cushim_format_decimal(char *buf, size_t size, uint64_t v, int decimals)
-{
-	struct out o = { buf, size };
-	if (decimals)
-		put_milli(&o, v, decimals);
-	else
-		put_u(&o, v);
-	return (size_t)(o.p - buf);
-}
-
-size_t cushim_format_arg(char *buf, size_t size, const struct cushim_argdesc *d, uint64_t v)
-{
-	struct out o = { buf, size };
-	put_arg(&o, d, v);
-	return (size_t)(o.p - buf);
+	c += i;
+	c->calls++;
+	c->errors += r != CUDA_SUCCESS;
+	c->ticks += ticks;
+	c->max = ticks > c->max ? ticks : c->max;
 }
 
 /* "cushim: 12.345678 PID TID call = RESULT 1.234 us\n" */
@@ -405,22 +185,22 @@ static size_t format_line(char *buf, size_t size, int tid, unsigned i, CUresult 
 			  const uint64_t *argv)
 {
 	enum { TAIL = 32 }; /* room kept for " 123456789.123 us\n" */
-	struct out o = { buf, size - TAIL };
-	uint64_t since_us = (uint64_t)((double)(t0 - start_ticks) * ns_per_tick / 1e3);
-	uint64_t took_ns = (uint64_t)((double)(t1 - t0) * ns_per_tick);
+	struct cushim_out o = { buf, size - TAIL };
+	uint64_t since_us = (uint64_t)((double)(t0 - cushim_start_ticks) * cushim_ns_per_tick / 1e3);
+	uint64_t took_ns = (uint64_t)((double)(t1 - t0) * cushim_ns_per_tick);
 
-	put_raw(&o, "cushim: ", 8);
-	put_milli(&o, since_us, 6);
-	put_raw(&o, " ", 1);
-	put_u(&o, (uint64_t)my_pid);
-	put_raw(&o, " ", 1);
-	put_u(&o, (uint64_t)tid);
-	put_raw(&o, " ", 1);
+	cushim_put_raw(&o, "cushim: ", 8);
+	cushim_put_milli(&o, since_us, 6);
+	cushim_put_raw(&o, " ", 1);
+	cushim_put_u(&o, (uint64_t)my_pid);
+	cushim_put_raw(&o, " ", 1);
+	cushim_put_u(&o, (uint64_t)tid);
+	cushim_put_raw(&o, " ", 1);
 	o.p += cushim_format_call(o.p, o.left, i, r, argv);
 	o.left = size - (size_t)(o.p - buf);
-	put_raw(&o, " ", 1);
-	put_milli(&o, took_ns, 3);
-	put_raw(&o, " us\n", 4);
+	cushim_put_raw(&o, " ", 1);
+	cushim_put_milli(&o, took_ns, 3);
+	cushim_put_raw(&o, " us\n", 4);
 	return (size_t)(o.p - buf);
 }
 
@@ -556,7 +336,7 @@ __attribute__((destructor)) static void cushim_trace_exit(void)
 	cushim_timeline_finish();
 	if (cushim_conf.summary) {
 		unsigned n = collect_rows(rows, &calls);
-		cushim_summary_write(rows, n, calls, ns_per_tick, log_is_file);
+		cushim_summary_write(rows, n, calls, cushim_ns_per_tick, log_is_file);
 	}
 	pthread_mutex_unlock(&list_lock);
 }
@@ -564,7 +344,7 @@ __attribute__((destructor)) static void cushim_trace_exit(void)
 void cushim_trace_start(void)
 {
 	struct stat st;
-	calibrate();
+	cushim_stamp_calibrate();
 	my_pid = getpid();
 	log_is_file = fstat(cushim_log_fd(), &st) == 0 && S_ISREG(st.st_mode);
 	text_lines = cushim_conf.level >= CUSHIM_LOG_TRACE ? 2 : cushim_conf.level >= CUSHIM_LOG_ERRORS ? 1 : 0;

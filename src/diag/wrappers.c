@@ -4,7 +4,27 @@
  * toolkit's headers do not declare (a newer CUDA's, from the committed table)
  * has a prototype of ABI-equivalent types, so it is forwarded exactly and
  * traced from the table's parameter kinds. */
-#include "cushim-internal.h"
+#include "conf.h"
+#include "slots.h"
+#include "ticks.h"
+#include "trace.h"
+
+/* Counts a call in this thread's counters (CUSHIM_SUMMARY): only this thread
+ * writes them; its first call sets them up in trace.c. */
+static inline void cushim_count(unsigned i, CUresult r, uint64_t ticks)
+{
+	struct cushim_counters *c = cushim_my_counters;
+	if (__builtin_expect(c == NULL, 0)) {
+		cushim_count_first(i, r, ticks);
+		return;
+	}
+	c += i;
+	c->calls++;
+	c->errors += r != CUDA_SUCCESS;
+	c->ticks += ticks;
+	if (ticks > c->max)
+		c->max = ticks;
+}
 
 /* A row the toolkit declares has the toolkit's own prototype. */
 #define CUSHIM_DECLARED(i, name)                                                                        \
@@ -16,7 +36,6 @@
 #define CUSHIM_UNPAREN(...) __VA_ARGS__
 
 #define CUSHIM_SYM(i, name, base, ver, fl, hdr, params, args, u64, n, descs)                  \
-	static const struct cushim_argdesc argd_##i[] = { { 0 }, CUSHIM_UNPAREN descs };      \
 	static CUresult CUDAAPI trace_##i params                                              \
 	{                                                                                     \
 		void *f = cushim_impl[i];                                                     \
@@ -36,18 +55,6 @@
 
 void *const cushim_tracer[CUSHIM_NSYMS] = {
 #define CUSHIM_SYM(i, ...) [i] = (void *)trace_##i,
-#include "cushim-syms.h"
-#undef CUSHIM_SYM
-};
-
-const struct cushim_argdesc *const cushim_argdescs[CUSHIM_NSYMS] = {
-#define CUSHIM_SYM(i, ...) [i] = argd_##i + 1,
-#include "cushim-syms.h"
-#undef CUSHIM_SYM
-};
-
-const unsigned char cushim_nargs[CUSHIM_NSYMS] = {
-#define CUSHIM_SYM(i, name, base, ver, fl, hdr, params, args, u64, n, ...) [i] = n,
 #include "cushim-syms.h"
 #undef CUSHIM_SYM
 };

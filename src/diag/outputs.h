@@ -1,0 +1,18 @@
+/* A process's output files (outputs.c): the summary's and the timeline's. */
+#ifndef CUSHIM_OUTPUTS_H
+#define CUSHIM_OUTPUTS_H
+#include <stddef.h>
+#include "hidden.h"
+
+/* The run this process is part of (CUSHIM_RUN), and whether it is the run's
+ * first process: only that may empty a stale file an earlier run left. */
+extern char cushim_run_id[48] CUSHIM_HIDDEN;
+extern int cushim_run_first CUSHIM_HIDDEN;
+void cushim_run_forked(void) CUSHIM_HIDDEN; /* in a forked child */
+/* The file a setting names (value, %p expanded), for this process alone:
+ * the name itself when this process owns it, else a derived one created
+ * anew; open for writing with flags added, close-on-exec, mode 0600, never
+ * through a symlink.  The fd, or -1 with errno; the name in path. */
+int cushim_output_open(const char *value, int flags, char *path, size_t size) CUSHIM_HIDDEN;
+
+#endif

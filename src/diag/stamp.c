@@ -1,0 +1,259 @@
+/* What the trace and the timeline share: the clock (the counter where there
+ * is one, calibrated against CLOCK_MONOTONIC), the formatting of numbers and
+ * of each kind of argument, and the argument tables, expanded from the
+ * generated table (each row's parameters: name, how to print them). */
+#include "stamp.h"
+#include "enums.h"
+#include "errors.h"
+#include "ticks.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#define STR_MAX 64
+#define CUSHIM_UNPAREN(...) __VA_ARGS__
+
+#define CUSHIM_SYM(i, name, base, ver, fl, hdr, params, args, u64, n, descs) \
+	static const struct cushim_argdesc argd_##i[] = { { 0 }, CUSHIM_UNPAREN descs };
+#include "cushim-syms.h"
+#undef CUSHIM_SYM
+
+const struct cushim_argdesc *const cushim_argdescs[CUSHIM_NSYMS] = {
+#define CUSHIM_SYM(i, ...) [i] = argd_##i + 1,
+#include "cushim-syms.h"
+#undef CUSHIM_SYM
+};
+
+const unsigned char cushim_nargs[CUSHIM_NSYMS] = {
+#define CUSHIM_SYM(i, name, base, ver, fl, hdr, params, args, u64, n, ...) [i] = n,
+#include "cushim-syms.h"
+#undef CUSHIM_SYM
+};
+
+/* ---- time: the counter where there is one, calibrated against CLOCK_MONOTONIC ---- */
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t cushim_start_ticks;
+double cushim_ns_per_tick = 1.0;
+static uint64_t start_ns;
+
+/* The counter's frequency where the architecture states it (AArch64's
+ * cntfrq_el0, set by the firmware); 0 where it is measured. */
+static uint64_t counter_hz(void)
+{
+#if defined(__aarch64__)
+	uint64_t hz;
+	__asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(hz));
+	return hz;
+#else
+	return 0;
+#endif
+}
+
+void cushim_stamp_calibrate(void)
+{
+#if defined(CUSHIM_COUNTER)
+	uint64_t n0 = mono_ns(), t0 = cushim_ticks(), n1, t1, hz = counter_hz();
+	if (hz) {
+		cushim_ns_per_tick = 1e9 / (double)hz;
+	} else {
+		do
+			n1 = mono_ns();
+		while (n1 - n0 < 2000000); /* 2 ms, once, only when diagnostics are on */
+		t1 = cushim_ticks();
+		cushim_ns_per_tick = (double)(n1 - n0) / (double)(t1 - t0);
+	}
+	cushim_start_ticks = t0;
+	start_ns = n0;
+#else
+	cushim_start_ticks = start_ns = mono_ns();
+#endif
+}
+
+/* The trace's clock as CLOCK_MONOTONIC nanoseconds, for the timeline. */
+uint64_t cushim_trace_ns(uint64_t ticks)
+{
+	return start_ns + (uint64_t)((double)(int64_t)(ticks - cushim_start_ticks) * cushim_ns_per_tick);
+}
+
+/* ---- formatting ---- */
+static void put(struct cushim_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct cushim_out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	if (o->left <= 1)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(o->p, o->left, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= o->left)
+		n = (int)o->left - 1;
+	o->p += n;
+	o->left -= (size_t)n;
+}
+
+/* The common cases by hand: the trace's cost is mostly its formatting. */
+void cushim_put_raw(struct cushim_out *o, const char *s, size_t n)
+{
+	if (n >= o->left)
+		n = o->left ? o->left - 1 : 0;
+	memcpy(o->p, s, n);
+	o->p += n;
+	o->left -= n;
+	if (o->left)
+		*o->p = '\0';
+}
+
+static void put_s(struct cushim_out *o, const char *s)
+{
+	cushim_put_raw(o, s, strlen(s));
+}
+
+void cushim_put_u(struct cushim_out *o, uint64_t v)
+{
+	char tmp[24], *e = tmp + sizeof tmp, *p = e;
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	cushim_put_raw(o, p, (size_t)(e - p));
+}
+
+static void put_x(struct cushim_out *o, uint64_t v)
+{
+	char tmp[20], *e = tmp + sizeof tmp, *p = e;
+	do
+		*--p = "0123456789abcdef"[v & 15];
+	while (v >>= 4);
+	*--p = 'x';
+	*--p = '0';
+	cushim_put_raw(o, p, (size_t)(e - p));
+}
+
+/* value/1000 with three decimals: 1234 -> "1.234" */
+void cushim_put_milli(struct cushim_out *o, uint64_t v, int digits)
+{
+	uint64_t scale = digits == 6 ? 1000000 : 1000, frac = v % scale;
+	char tmp[8];
+	cushim_put_u(o, v / scale);
+	tmp[0] = '.';
+	for (int k = digits; k > 0; k--, frac /= 10)
+		tmp[k] = (char)('0' + frac % 10);
+	cushim_put_raw(o, tmp, (size_t)digits + 1);
+}
+
+static void put_arg(struct cushim_out *o, const struct cushim_argdesc *d, uint64_t v)
+{
+	const char *name;
+	switch (d->cls) {
+	case CUSHIM_A_PTR:
+	case CUSHIM_A_HEX:
+		if (v == 0 && d->cls == CUSHIM_A_PTR)
+			put_s(o, "NULL");
+		else
+			put_x(o, v);
+		break;
+	case CUSHIM_A_STR: {
+		const char *s = (const char *)(uintptr_t)v;
+		if (!s) {
+			put(o, "NULL");
+			break;
+		}
+		put(o, "\"");
+		int k;
+		for (k = 0; s[k] && k < STR_MAX; k++) {
+			unsigned char c = (unsigned char)s[k];
+			if (c == '"' || c == '\\')
+				put(o, "\\%c", c);
+			else if (c == '\n' || c == '\t' || c == '\r')
+				put(o, "\\%c", c == '\n' ? 'n' : c == '\t' ? 't' : 'r');
+			else if (c < 0x20 || c >= 0x7f)
+				put(o, "\\x%02x", c);
+			else
+				put(o, "%c", c);
+		}
+		put(o, s[k] ? "\"..." : "\"");
+		break;
+	}
+	case CUSHIM_A_INT:
+		if ((int64_t)v < 0) {
+			cushim_put_raw(o, "-", 1);
+			v = (uint64_t)0 - v;
+		}
+		cushim_put_u(o, v);
+		break;
+	case CUSHIM_A_UINT:
+		cushim_put_u(o, v);
+		break;
+	case CUSHIM_A_ENUM:
+		if ((name = cushim_enum_name(d->extra, (long long)(int)v)))
+			put_s(o, name);
+		else
+			put(o, "%lld", (long long)(int)v);
+		break;
+	case CUSHIM_A_FLOAT: {
+		double f;
+		memcpy(&f, &v, sizeof f);
+		put(o, "%g", f);
+		break;
+	}
+	case CUSHIM_A_STRUCT: {
+		const unsigned char *b = (const unsigned char *)(uintptr_t)v;
+		int n = d->extra < 16 ? d->extra : 16;
+		put(o, "{");
+		for (int k = 0; k < n; k++)
+			put(o, "%02x", b[k]);
+		put(o, d->extra > 16 ? "...}" : "}");
+		break;
+	}
+	}
+}
+
+/* "cuMemAlloc_v2(dptr=0x7ffd5e1c, bytesize=1048576) = CUDA_SUCCESS" */
+size_t cushim_format_call(char *buf, size_t size, unsigned i, CUresult r, const uint64_t *argv)
+{
+	struct cushim_out o = { buf, size };
+	const char *rn = cushim_error_name((int)r);
+
+	put_s(&o, cushim_syms[i].name);
+	cushim_put_raw(&o, "(", 1);
+	for (unsigned k = 0; k < cushim_nargs[i]; k++) {
+		if (k)
+			cushim_put_raw(&o, ", ", 2);
+		put_s(&o, cushim_argdescs[i][k].name);
+		cushim_put_raw(&o, "=", 1);
+		put_arg(&o, &cushim_argdescs[i][k], argv[k]);
+	}
+	cushim_put_raw(&o, ") = ", 4);
+	if (rn)
+		put_s(&o, rn);
+	else
+		put(&o, "%d", (int)r);
+	return (size_t)(o.p - buf);
+}
+
+size_t cushim_format_decimal(char *buf, size_t size, uint64_t v, int decimals)
+{
+	struct cushim_out o = { buf, size };
+	if (decimals)
+		cushim_put_milli(&o, v, decimals);
+	else
+		cushim_put_u(&o, v);
+	return (size_t)(o.p - buf);
+}
+
+size_t cushim_format_arg(char *buf, size_t size, const struct cushim_argdesc *d, uint64_t v)
+{
+	struct cushim_out o = { buf, size };
+	put_arg(&o, d, v);
+	return (size_t)(o.p - buf);
+}
+

@@ -1,0 +1,21 @@
+/* Tracing (trace.c): the trace wrappers' back end, the lines and the counters. */
+#ifndef CUSHIM_TRACE_H
+#define CUSHIM_TRACE_H
+#include "table.h"
+
+extern int cushim_tracing CUSHIM_HIDDEN; /* the trace wrappers are in the slots */
+extern int cushim_lines CUSHIM_HIDDEN;   /* 0: no lines, 1: failed calls, 2: every call */
+struct cushim_counters {
+	uint64_t calls, errors, ticks, max;
+};
+/* This thread's counters (CUSHIM_SUMMARY), NULL until its first counted call. */
+extern __thread struct cushim_counters *cushim_my_counters
+	__attribute__((tls_model("initial-exec"))) CUSHIM_HIDDEN;
+/* Counts a call of a thread that has no counters yet (the wrappers count the rest). */
+void cushim_count_first(unsigned i, CUresult r, uint64_t ticks) CUSHIM_HIDDEN;
+void cushim_trace_start(void) CUSHIM_HIDDEN;
+void cushim_trace_call(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv) CUSHIM_HIDDEN;
+void cushim_trace_prefork(void) CUSHIM_HIDDEN;
+void cushim_trace_postfork(int child) CUSHIM_HIDDEN;
+
+#endif
