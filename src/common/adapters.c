@@ -1,4 +1,5 @@
 /* The table of downgrade adapters and its rule (adapters.h). */
+#include "table.h"
 #include "adapters.h"
 #include <string.h>
 

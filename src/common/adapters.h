@@ -4,7 +4,7 @@
  * and the documentation they rest on: doc/ADAPTERS.md. */
 #ifndef CUSHIM_ADAPTERS_H
 #define CUSHIM_ADAPTERS_H
-#include "cushim-internal.h"
+#include "table.h"
 
 struct cushim_adapter {
 	const char *name;      /* the export served: "cuCtxCreate_v4" */

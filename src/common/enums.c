@@ -1,6 +1,7 @@
 /* The enum tables, expanded from the generated cushim-enums.h. */
-#include "cushim-internal.h"
+#include "hidden.h"
 #include "enums.h"
+#include <stddef.h>
 
 #define CUSHIM_UNPAREN(...) __VA_ARGS__
 #define CUSHIM_ENUM(i, type, vals) static const struct cushim_enum_val enum_##i[] = { CUSHIM_UNPAREN vals };

@@ -4,10 +4,10 @@
 # and the readers of GPU code (fatbins, cubins, PTX) with the driver's
 # requirements (no stubs in it).
 noinst_LTLIBRARIES += libcushim_common.la
-libcushim_common_la_SOURCES = src/common/table.c src/common/cushim-internal.h \
-	src/common/ldsearch.c src/common/ldsearch.h src/common/realdriver.c src/common/realdlsym.c src/common/lookup-rule.h \
-	src/common/conf.c src/common/settings.c src/common/settings.h src/common/adapters.c src/common/adapters.h \
-	src/common/log.c src/common/enums.c src/common/enums.h src/common/md2.c src/common/md2.h \
+libcushim_common_la_SOURCES = src/common/table.c src/common/table.h src/common/hidden.h \
+	src/common/ldsearch.c src/common/ldsearch.h src/common/realdriver.c src/common/realdriver.h src/common/realdlsym.c src/common/lookup-rule.h \
+	src/common/conf.c src/common/conf.h src/common/settings.c src/common/settings.h src/common/adapters.c src/common/adapters.h \
+	src/common/log.c src/common/log.h src/common/enums.c src/common/enums.h src/common/md2.c src/common/md2.h \
 	src/common/validity.c src/common/validity.h src/common/ticks.h src/common/cuda-all.h \
 	src/common/elfbytes.c src/common/elfbytes.h src/common/fatbin.c src/common/fatbin.h \
 	src/common/gpufit.c src/common/gpufit.h src/common/modimage.c src/common/modimage.h \

@@ -1,6 +1,10 @@
 /* cushim's own messages: one write(2) per line, so lines from several threads
- * or processes never tear; to stderr, or to CUSHIM_LOG_FILE (%p = pid). */
-#include "cushim-internal.h"
+ * or processes never tear; to stderr, or to CUSHIM_LOG_FILE (%p = pid).  The
+ * bootstrap loads the configuration here (cushim_conf_load): the log opens on
+ * it, then says each bad value. */
+#include "conf.h"
+#include "log.h"
+#include "settings.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -103,4 +107,24 @@ void cushim_log_reopen_child(void)
 		close(log_fd);
 	log_fd = 2;
 	cushim_log_open();
+}
+
+/* Each bad value said once, with what it accepts and what applies. */
+static void warn_bad_settings(void)
+{
+	char why[256];
+	for (int i = 0; i < cushim_nsettings; i++) {
+		const struct cushim_setting *s = &cushim_settings[i];
+		const char *v = cushim_setting_env(s->name);
+		if (v && cushim_setting_verdict(s, v, why, sizeof why))
+			cushim_log(CUSHIM_LOG_WARN, "%s=\"%s\" is %s", s->name, v, why);
+	}
+}
+
+void cushim_conf_load(void)
+{
+	cushim_conf_clear(&cushim_conf);
+	cushim_conf_read(&cushim_conf);
+	cushim_log_open();
+	warn_bad_settings();
 }

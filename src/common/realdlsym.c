@@ -6,8 +6,9 @@
  * to a hook that forwards back to cushim.  glibc 2.34 and later define
  * dlsym in libc.so.6 at version GLIBC_2.34; older versions (GLIBC_2.2.5 on
  * x86-64, GLIBC_2.17 on AArch64) remain there for old binaries. */
-#include "cushim-internal.h"
+#include "realdriver.h"
 #include <dlfcn.h>
+#include <stddef.h>
 
 typedef void *(*dlsym_fn)(void *, const char *);
 static dlsym_fn libc_dlsym;

@@ -1,7 +1,9 @@
 /* What counts as the real driver behind masquerade (ldsearch.h): the rule
  * the library opens it by and the command predicts it with. */
 #include "config.h"
-#include "cushim-internal.h"
+#include "conf.h"
+#include "realdriver.h"
+#include "log.h"
 #include "ldsearch.h"
 #include <dlfcn.h>
 #include <unistd.h>

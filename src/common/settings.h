@@ -36,4 +36,10 @@ const char *cushim_setting_unset(const struct cushim_setting *s) __attribute__((
  * value of a path: "empty: ignored"). */
 const char *cushim_setting_verdict(const struct cushim_setting *s, const char *value, char *buf, int size)
 	__attribute__((visibility("hidden")));
+
+/* The parsers of values (0, or -1 when bad), and the version's printing. */
+int cushim_parse_level(const char *s, int *level) __attribute__((visibility("hidden")));
+int cushim_parse_version(const char *s, int *version) __attribute__((visibility("hidden")));
+int cushim_parse_patterns(const char *s, char **out, int max, char **storage) __attribute__((visibility("hidden")));
+const char *cushim_format_version(int version, char buf[16]) __attribute__((visibility("hidden")));
 #endif

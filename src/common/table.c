@@ -2,7 +2,7 @@
  * row (the exports, and the variants reached only through cuGetProcAddress),
  * expanded from the generated cushim-syms.h.  Used by the bootstrap, the
  * command-line tool and the tests. */
-#include "cushim-internal.h"
+#include "table.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -4,6 +4,11 @@
  * translates the results back.  When it does not hold, the call behaves as
  * missing (cushim_missing_call, 36), the older variant never called.  The
  * conditions and the documentation they rest on: doc/ADAPTERS.md. */
+#include "table.h"
+#include "slots.h"
+#include "conf.h"
+#include "settings.h"
+#include "log.h"
 #include "adapt.h"
 #include <stddef.h>
 #include <stdlib.h>

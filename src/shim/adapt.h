@@ -5,6 +5,7 @@
  * the CUDA documentation it rests on, and the candidates judged impossible. */
 #ifndef CUSHIM_ADAPT_H
 #define CUSHIM_ADAPT_H
+#include "table.h"
 #include "adapters.h"
 
 /* At the end of the bootstrap, after cushim_real[] is filled and before the

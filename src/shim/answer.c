@@ -2,14 +2,15 @@
  * cuDriverGetVersion under emulation, and the program's (or in masquerade the
  * runtime's) own cuGetProcAddress, so that what it looks up is traced,
  * hidden and emulated like a call by name. */
+#include "table.h"
+#include "slots.h"
+#include "conf.h"
 #include "boot.h"
 #include "lookup-rule.h"
 #include <string.h>
 
 typedef CUresult (*gpa2_fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
 typedef CUresult (*gpa1_fn)(const char *, void **, int, cuuint64_t);
-
-int cushim_emulating;
 
 CUresult CUDAAPI cushim_own_cuDriverGetVersion(int *version)
 {

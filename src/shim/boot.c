@@ -10,6 +10,14 @@
  * answers replace the driver's (they are the same functions on every driver
  * measured).  Nothing runs at load time but the registration of the fork
  * handlers. */
+#include "table.h"
+#include "slots.h"
+#include "conf.h"
+#include "settings.h"
+#include "log.h"
+#include "trace.h"
+#include "timeline.h"
+#include "errors.h"
 #include "boot.h"
 #include "adapt.h"
 #include "explain.h"
@@ -23,6 +31,7 @@ struct cushim_state cushim_state;
 void *cushim_impl[CUSHIM_NSYMS];
 unsigned char cushim_origin[CUSHIM_NSYMS];
 void *cushim_hidden_real[CUSHIM_NSYMS];
+int cushim_emulating; /* CUSHIM_DRIVER_VERSION below the real driver's: answered as that version */
 
 static struct cushim_source driver; /* the driver, as first opened */
 static int masquerade;

@@ -3,7 +3,8 @@
  * process's libcuda.so.1), answer.c and integrity.c (cushim's own answers). */
 #ifndef CUSHIM_BOOT_H
 #define CUSHIM_BOOT_H
-#include "cushim-internal.h"
+#include "table.h"
+#include "slots.h"
 
 /* How an entry-point source is asked. */
 enum cushim_via {

@@ -1,7 +1,9 @@
 /* Names and descriptions of every CUresult the toolkit's cuda.h knows, so that
  * cuGetErrorName/cuGetErrorString still answer on a driver that predates a code
  * (an 11.4 driver does not know CUSHIM_NEWER_DRIVER). */
-#include "cushim-internal.h"
+#include "table.h"
+#include "slots.h"
+#include "errors.h"
 #include "enums.h"
 
 static const struct cushim_enum_val *find(int code)

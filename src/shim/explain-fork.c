@@ -6,6 +6,9 @@
  * sends the calls through the trace wrappers, whose failed calls reach
  * cushim_trace_call and so cushim_fork_failed: nothing is added to any call
  * of a process that did not fork after initialising CUDA. */
+#include "table.h"
+#include "slots.h"
+#include "trace.h"
 #include "explain.h"
 #include "boot.h"
 #include <dlfcn.h>

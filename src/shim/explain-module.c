@@ -4,6 +4,10 @@
  * reads the image with the reader `cushim check` uses (modimage.c) and says
  * once per image what it holds, what the GPU and the driver are, and why.
  * On success the wrapper costs a call and a test (make bench). */
+#include "table.h"
+#include "slots.h"
+#include "settings.h"
+#include "errors.h"
 #include "explain.h"
 #include "elfbytes.h"
 #include "gpufit.h"

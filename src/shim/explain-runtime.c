@@ -8,6 +8,9 @@
  * cushim cannot lift that gate.  A runtime is a libcudart.so.N loaded, or one
  * linked statically into the main program or into the object that called,
  * known by the marks cushim check reads (rtmarks.c). */
+#include "table.h"
+#include "slots.h"
+#include "settings.h"
 #include "explain.h"
 #include "boot.h"
 #include "requirements.h"

@@ -1,4 +1,7 @@
 /* See explain.h: where a named cause is said. */
+#include "conf.h"
+#include "log.h"
+#include "timeline.h"
 #include "explain.h"
 #include <string.h>
 

@@ -5,7 +5,7 @@
  * explain.c says them: the log at warn, the timeline, the summary's JSON. */
 #ifndef CUSHIM_EXPLAIN_H
 #define CUSHIM_EXPLAIN_H
-#include "cushim-internal.h"
+#include "table.h"
 #include <stdio.h>
 
 /* explain.c: text said at warn, as an instant event named "cushim: CAUSE"

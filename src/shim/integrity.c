@@ -23,6 +23,10 @@
  * drivers before CUDA 12.0: those answers are left as the driver gives them.
  * The algorithm was checked bit for bit against the real drivers 525, 535,
  * 550 and 555, and against real runtimes (tests/realdrv/validity.sh). */
+#include "table.h"
+#include "slots.h"
+#include "conf.h"
+#include "log.h"
 #include "boot.h"
 #include "validity.h"
 #include <pthread.h>

@@ -16,6 +16,11 @@
  *     calls bypass X.  cushim says so once, with the order that works.
  *
  * Every lookup here is the C library's dlsym (realdlsym.c). */
+#include "table.h"
+#include "slots.h"
+#include "conf.h"
+#include "realdriver.h"
+#include "log.h"
 #include "boot.h"
 #include <dlfcn.h>
 #include <stdio.h>

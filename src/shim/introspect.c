@@ -3,6 +3,8 @@
  * libcushim.so and ask it, without knowing the layout of cushim_state.
  * Each function runs the bootstrap first if nothing has called a driver
  * function yet (cushim_driver_version does that). */
+#include "table.h"
+#include "slots.h"
 #include "boot.h"
 #include "cushim.h"
 

@@ -3,6 +3,9 @@
  * a runtime's own dlopen and cuGetProcAddress reach it.  The real driver is
  * then opened by path, never cushim itself: CUSHIM_DRIVER, then where the
  * loader looks (ldsearch.c, the search `cushim doctor` predicts it with). */
+#include "conf.h"
+#include "realdriver.h"
+#include "log.h"
 #include "boot.h"
 #include "ldsearch.h"
 #include <dlfcn.h>

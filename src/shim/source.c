@@ -5,6 +5,12 @@
  * CUDA 11.3, which have none, its own symbol of each exact ABI name.  Once the
  * driver is initialised, a CUDA runtime's cudaGetDriverEntryPoint(ByVersion)
  * can be asked too (boot.c decides when). */
+#include "table.h"
+#include "slots.h"
+#include "conf.h"
+#include "settings.h"
+#include "realdriver.h"
+#include "log.h"
 #include "boot.h"
 #include <dlfcn.h>
 #include <link.h>

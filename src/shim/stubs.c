@@ -5,7 +5,8 @@
  * and jumps to what it returns.  The .S also holds cushim_slot[] and
  * cushim_stub[]; this file holds what the driver gave, and the slot load of
  * a ThreadSanitizer build. */
-#include "cushim-internal.h"
+#include "table.h"
+#include "slots.h"
 
 void *cushim_real[CUSHIM_NSYMS];
 

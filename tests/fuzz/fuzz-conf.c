@@ -3,7 +3,9 @@
  * FUZZ_PATTERNS (CUSHIM_HIDE: the list and the globs it is matched with),
  * FUZZ_PATH (CUSHIM_LOG_FILE / CUSHIM_SUMMARY's %p expansion).  Besides the
  * sanitizers' checks, each asserts what its parser promises. */
-#include "cushim-internal.h"
+#include "conf.h"
+#include "settings.h"
+#include "log.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

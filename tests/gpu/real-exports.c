@@ -2,7 +2,7 @@
  * function cushim forwards to is the one the driver exports under that same
  * name (dlsym on the driver's own handle), and an export the driver lacks is
  * missing in cushim too.  Exit 0 pass, 1 fail, 77 no GPU / no shim. */
-#include "cushim-internal.h"
+#include "table.h"
 #include "cushim.h"
 #include <dlfcn.h>
 #include <stdio.h>

@@ -5,6 +5,9 @@
  * arguments and its results came back translated, and that when it does not
  * hold the call returns 36 and the older variant was never called. */
 #include "adapt.h"
+#include "conf.h"
+#include "log.h"
+#include "slots.h"
 #include <check.h>
 #include <stdarg.h>
 #include <stddef.h>

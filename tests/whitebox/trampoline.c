@@ -8,7 +8,8 @@
  * stack; the float arguments of cuTexRefSetMipmapLevelClamp and cuParamSetf;
  * the stack alignment the target finds; and that the resolver ran once per
  * export. */
-#include "cushim-internal.h"
+#include "table.h"
+#include "slots.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
