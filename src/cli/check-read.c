@@ -4,7 +4,7 @@
  * A .fatbin file is read for its GPU code alone. */
 #include "config.h"
 #include "check.h"
-#include "cushim-internal.h"
+#include "table.h"
 #include "modimage.h"
 #include <errno.h>
 #include <fcntl.h>

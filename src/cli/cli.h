@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include <libelf.h>
-#include "cushim-internal.h"
+#include "table.h"
 #include "adapters.h"
 #include "cushim.h"
 

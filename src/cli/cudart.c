@@ -10,7 +10,7 @@
  * the runtime refuses an old driver only once the program calls it. */
 #include "config.h"
 #include "cudart.h"
-#include "cushim-internal.h"
+#include "table.h"
 #include "rtmarks.h"
 #include <ctype.h>
 #include <gelf.h>

@@ -1,7 +1,8 @@
 /* cushim doctor: what the shim would do on this machine, and why. */
 #include "config.h"
 #include "cli.h"
-#include "cushim-internal.h"
+#include "table.h"
+#include "realdriver.h"
 #include "enums.h"
 #include "settings.h"
 #include "ldsearch.h"

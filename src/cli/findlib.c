@@ -3,7 +3,8 @@
  * the real driver by the library's rule (src/realdriver.c). */
 #include "config.h"
 #include "cli.h"
-#include "cushim-internal.h"
+#include "conf.h"
+#include "realdriver.h"
 #include "ldsearch.h"
 #include <dlfcn.h>
 #include <fcntl.h>

@@ -6,7 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/wait.h>
-#include "cushim-internal.h"
+#include "table.h"
+#include "conf.h"
 #include "settings.h"
 #include <limits.h>
 #include <stdlib.h>

@@ -1,13 +1,13 @@
-# src/cli: the cushim command and its man page.  Everything but main() is a
-# convenience library, so that the fuzz targets (tests/fuzz) compile the same
-# list of sources.
+# src/cli: the cushim command and its man page.  Everything but main() and
+# its dispatch (main.c) is a convenience library, so that the fuzz targets
+# (tests/fuzz) compile the same list of sources, without main.c.
 noinst_LTLIBRARIES += libcushim_cli.la
 libcushim_cli_la_SOURCES = src/cli/run.c src/cli/check.c src/cli/check-read.c src/cli/check-judge.c \
 	src/cli/check-report.c src/cli/check-json.c src/cli/check.h src/cli/check-tree.c src/cli/check-tree.h src/cli/check-env.c src/cli/check-wheel.c src/cli/jitc.c src/cli/jitc.h \
 	src/cli/check-python.c src/cli/cudart.c src/cli/cudart.h \
 	src/cli/calls.c src/cli/gpucode.c src/cli/gpucode.h src/cli/gpus.c src/cli/doctor.c src/cli/symbols.c \
 	src/cli/machine.c src/cli/timeline-cmd.c src/cli/timeline-merge.c src/cli/tlscan.c src/cli/tlscan.h src/cli/summary-cmd.c \
-	src/cli/jsonread.c src/cli/jsonread.h src/cli/lib.c src/cli/findlib.c src/cli/json.c src/cli/cli.h
+	src/cli/jsonread.c src/cli/jsonread.h src/cli/lib.c src/cli/findlib.c src/cli/json.c src/cli/cli.h src/cli/util.c
 nodist_libcushim_cli_la_SOURCES = $(GENERATED)
 CLI_CPPFLAGS = $(AM_CPPFLAGS) -DCUSHIM_LIBDIR='"$(libdir)"'
 libcushim_cli_la_CPPFLAGS = $(CLI_CPPFLAGS)

@@ -2,7 +2,7 @@
  * options turned into CUSHIM_* variables; its exit status is ours. */
 #include "config.h"
 #include "cli.h"
-#include "cushim-internal.h"
+#include "realdriver.h"
 #include "settings.h"
 #include "ldsearch.h"
 #include <dlfcn.h>

@@ -2,6 +2,7 @@
  * as one: per function, the calls, errors and times added up over them (the
  * longest call: the longest of any), as a table or --json, with how many
  * processes and which pids were read. */
+#include "table.h"
 #include "config.h"
 #include "cli.h"
 #include "jsonread.h"

@@ -3,7 +3,7 @@
  * "lookup-only": they have no exported name). */
 #include "config.h"
 #include "cli.h"
-#include "cushim-internal.h"
+#include "table.h"
 #include <getopt.h>
 #include <string.h>
 

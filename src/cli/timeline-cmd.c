@@ -3,7 +3,7 @@
  * run into one trace, each process on its own track. */
 #include "config.h"
 #include "cli.h"
-#include "cushim-internal.h"
+#include "timeline.h"
 #include "tlscan.h"
 #include <errno.h>
 #include <fcntl.h>

@@ -2,6 +2,7 @@
  * Chrome trace, each process on its own track (its pid), for Perfetto.
  * Whole events only: a file cut short or written by several processes
  * gives what it holds whole. */
+#include "timeline.h"
 #include "config.h"
 #include "cli.h"
 #include "tlscan.h"

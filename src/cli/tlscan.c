@@ -6,7 +6,6 @@
  * its whole events are still whole, and each keeps its pid. */
 #include "config.h"
 #include "cli.h"
-#include "cushim-internal.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>

@@ -10,10 +10,10 @@ FUZZ_TARGETS = tests/fuzz/fuzz-level tests/fuzz/fuzz-version tests/fuzz/fuzz-pat
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DHAVE_CONFIG_H \
 	-I$(top_builddir) $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
 FUZZ_CONF_SRC = $(top_srcdir)/tests/fuzz/fuzz-conf.c $(top_srcdir)/src/common/conf.c $(top_srcdir)/src/common/settings.c $(top_srcdir)/src/common/log.c
-# fuzz-elf: the command (src/cli/local.mk) and the table library, the same
-# sources as the command is built from, instrumented; main.c's main is renamed
-# (libFuzzer has its own).
-FUZZ_CLI_SRC = tests/fuzz/fuzz-elf.c src/cli/main.c $(libcushim_cli_la_SOURCES) $(libcushim_common_la_SOURCES)
+# fuzz-elf: the command's library (src/cli/local.mk) and the common library,
+# the same sources as the command is built from (all but main.c: libFuzzer
+# has its own main), instrumented.
+FUZZ_CLI_SRC = tests/fuzz/fuzz-elf.c $(libcushim_cli_la_SOURCES) $(libcushim_common_la_SOURCES)
 FUZZ_FUZZ = $(MKDIR_P) tests/fuzz && $(FUZZ_CC) $(FUZZ_FLAGS) -o $@
 tests/fuzz/fuzz-level: $(FUZZ_CONF_SRC) $(GENERATED)
 	$(AM_V_CCLD)$(FUZZ_FUZZ) -DFUZZ_LEVEL $(FUZZ_CONF_SRC)
@@ -24,12 +24,12 @@ tests/fuzz/fuzz-patterns: $(FUZZ_CONF_SRC) $(GENERATED)
 tests/fuzz/fuzz-path: $(FUZZ_CONF_SRC) $(GENERATED)
 	$(AM_V_CCLD)$(FUZZ_FUZZ) -DFUZZ_PATH $(FUZZ_CONF_SRC)
 tests/fuzz/fuzz-elf: $(FUZZ_CLI_SRC) $(GENERATED)
-	$(AM_V_CCLD)$(FUZZ_FUZZ) -Dmain=cushim_cli_main -DCUSHIM_LIBDIR='"$(libdir)"' $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS) \
+	$(AM_V_CCLD)$(FUZZ_FUZZ) -DCUSHIM_LIBDIR='"$(libdir)"' $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS) \
 		`for f in $(FUZZ_CLI_SRC); do case $$f in *.c) echo $(top_srcdir)/$$f;; esac; done` $(LIBELF_LIBS) $(LIBZIP_LIBS) $(LIBS)
 # fuzz-outputs: the readers of cushim timeline and cushim summary, in the same build.
-FUZZ_OUT_SRC = tests/fuzz/fuzz-outputs.c src/cli/main.c $(libcushim_cli_la_SOURCES) $(libcushim_common_la_SOURCES)
+FUZZ_OUT_SRC = tests/fuzz/fuzz-outputs.c $(libcushim_cli_la_SOURCES) $(libcushim_common_la_SOURCES)
 tests/fuzz/fuzz-outputs: $(FUZZ_OUT_SRC) $(GENERATED)
-	$(AM_V_CCLD)$(FUZZ_FUZZ) -Dmain=cushim_cli_main -DCUSHIM_LIBDIR='"$(libdir)"' $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS) \
+	$(AM_V_CCLD)$(FUZZ_FUZZ) -DCUSHIM_LIBDIR='"$(libdir)"' $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS) \
 		`for f in $(FUZZ_OUT_SRC); do case $$f in *.c) echo $(top_srcdir)/$$f;; esac; done` $(LIBELF_LIBS) $(LIBZIP_LIBS) $(LIBS)
 fuzz-targets: $(FUZZ_TARGETS)
 check-fuzz: fuzz-targets
