@@ -7,6 +7,7 @@
 #include "config.h"
 #include "cudart.h"
 #include "gpucode.h"
+#include <ctype.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,13 @@ struct fn {
 	GElf_Xword size;
 	const char *name;
 };
+
+int cli_runtime_entry(const char *name)
+{
+	if (strncmp(name, "cuda", 4) == 0)
+		return isupper((unsigned char)name[4]);
+	return strncmp(name, "__cudaLaunch", 12) == 0 || strcmp(name, "__cudaPushCallConfiguration") == 0;
+}
 
 /* The most code bytes read for one file: a crafted symbol table cannot make
  * the scan read its code over and over. */

@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* "libcudart.so.13" -> 13000 (major only), "libcudart.so.10.2" -> 10020. */
 static int soname_version(const char *name, int *major_only)
 {
@@ -31,13 +30,6 @@ static int soname_version(const char *name, int *major_only)
 	if (major < 11 && p[13 + n] == '.')
 		sscanf(p + 14 + n, "%d", &minor);
 	return major * 1000 + (minor >= 0 && minor <= 9 ? minor * 10 : 0);
-}
-
-int cli_runtime_entry(const char *name)
-{
-	if (strncmp(name, "cuda", 4) == 0)
-		return isupper((unsigned char)name[4]);
-	return strncmp(name, "__cudaLaunch", 12) == 0 || strcmp(name, "__cudaPushCallConfiguration") == 0;
 }
 
 /* Calls fn on each allocated, non-executable section with contents. */
