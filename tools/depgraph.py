@@ -30,7 +30,23 @@ import sys
 
 # The generated stubs: what they name are no edges (see the docstring).
 STUBS = ("cushim-stubs.S",)
-BUILTIN_ALLOW = []
+# Cycles that remain, each allowed only among these files: a cycle that
+# reaches any other file fails.
+BUILTIN_ALLOW = [
+    # The bootstrap (boot.c) installs each module's answers (adapters,
+    # cushim's own answers, the explanations' gates, the interposer's route,
+    # the trace wrappers) and publishes what it found (cushim_state,
+    # cushim_impl, cushim_emulating, cushim_booted), which those modules read
+    # back while they answer.  Breaking it takes the bootstrap's sequence out
+    # of the file that owns its state.
+    ("src/shim/boot.c", "src/shim/adapt.c", "src/shim/answer.c", "src/shim/integrity.c",
+     "src/shim/interpose.c", "src/shim/explain.c", "src/shim/explain-fork.c", "src/shim/explain-module.c",
+     "src/shim/explain-runtime.c", "src/diag/wrappers.c", "src/diag/trace.c", "src/diag/summary.c",
+     "src/diag/timeline.c"),
+    # cushim check: a wheel's member is read as any file (check_read_memory),
+    # and a path WHEEL:MEMBER given to check_read is read from its wheel.
+    ("src/cli/check-read.c", "src/cli/check-wheel.c"),
+]
 # An object of a library or of the command: <target>-<stem>.o, where target
 # is automake's canonical name of the library or program, or <stem>.o where
 # the source needs no flags of its target (the generated cushim-stubs.S).
@@ -109,7 +125,7 @@ def build_graph(nm, builddir, srcdir):
         for s in u:
             dst = owner.get(s)
             if dst and dst != src:
-                why.setdefault((src, dst), s)
+                why.setdefault((src, dst), set()).add(s)
                 if os.path.basename(src) in STUBS:
                     cut.add((src, dst))
                 else:
@@ -189,7 +205,8 @@ def main():
         return 2
     if a.edges:
         for src, dst in sorted(set(why)):
-            print("%s -> %s (%s)%s" % (src, dst, why[(src, dst)], " [the stubs: allowed]" if (src, dst) in cut else ""))
+            print("%s -> %s (%s)%s" % (src, dst, ", ".join(sorted(why[(src, dst)])),
+                                        " [the stubs: allowed]" if (src, dst) in cut else ""))
     bad = 0
     comps = [c for c in sccs(graph) if len(c) > 1]
     for comp in sorted(comps, key=lambda c: (-len(c), c)):
@@ -198,7 +215,7 @@ def main():
         print("%s cycle of %d files:" % ("allowed" if ok else "CYCLE", len(comp)))
         for f in comp:
             inner = sorted(d for d in graph[f] if d in comp)
-            print("  %s -> %s" % (f, ", ".join("%s (%s)" % (d, why[(f, d)]) for d in inner)))
+            print("  %s -> %s" % (f, ", ".join("%s (%s)" % (d, min(why[(f, d)])) for d in inner)))
     print("depgraph: %d files, %d cycles, %d not allowed" % (len(graph), len(comps), bad))
     return 1 if bad else 0
 

@@ -1,0 +1,8 @@
+# tests/layout: the structure of src/ (tools/depgraph.py): no cycle between
+# files but the generated stubs and their slots.  The nm of the build (a
+# cross build's, which may not read these objects: then it skips).
+LAYOUT_TESTS = tests/layout/cycles.sh
+TESTS += $(LAYOUT_TESTS)
+EXTRA_DIST += $(LAYOUT_TESTS)
+AM_TESTS_ENVIRONMENT += NM='$(NM)'; PYTHON='$(PYTHON)'; export NM PYTHON;
+$(LAYOUT_TESTS:.sh=.log): libcushim.la cushim$(EXEEXT)
