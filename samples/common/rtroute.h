@@ -10,7 +10,7 @@
  * The pin is RTROUTE_PIN (TE's 12010 unless the program defines another),
  * whatever the driver's version, as TE does: the drivers of CUDA 12.x answer
  * a lookup above their own version with the newest variant they have, those
- * of 13.0 on refuse it (src/lookup-rule.h), and that is what the suites see. */
+ * of 13.0 on refuse it (src/common/lookup-rule.h), and that is what the suites see. */
 #ifndef RTROUTE_H
 #define RTROUTE_H
 #include <cudaTypedefs.h>

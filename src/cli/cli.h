@@ -32,7 +32,7 @@ int cli_find_lib(const char *option, struct cli_lib *lib);
  * libcushim.so): a libcuda.so.1 that is cushim is no driver. */
 int cli_is_cushim(const char *path);
 
-/* ---- downgrade adapters (the library's table, src/adapters.h) ---- */
+/* ---- downgrade adapters (the library's table, src/common/adapters.h) ---- */
 /* The adapter that would serve export idx on a driver of CUDA version
  * `driver`, or NULL (also when CUSHIM_ADAPT=0 is set). */
 const struct cushim_adapter *cli_adapter_for(int idx, int driver);
@@ -90,7 +90,7 @@ int cli_elf_checkable(Elf *elf, const char **machine, const char **why);
 int cli_elf_native(const char *path);
 /* $ORIGIN, $LIB and $PLATFORM expanded in a DT_RPATH/DT_RUNPATH list; malloc'd. */
 char *cli_ld_expand(const char *list, const char *origin);
-/* Find a DT_NEEDED name as the library finds the real driver (src/ldsearch.h):
+/* Find a DT_NEEDED name as the library finds the real driver (src/common/ldsearch.h):
  * rpath (the expanded DT_RPATH of the loading object and its loaders, NULL if
  * it has DT_RUNPATH), then LD_LIBRARY_PATH, then runpath (its expanded
  * DT_RUNPATH), the folders of /etc/ld.so.conf and the default folders. Files
@@ -99,7 +99,7 @@ char *cli_ld_expand(const char *list, const char *origin);
 int cli_ld_search(const char *name, const char *rpath, const char *runpath,
 		  int (*reject)(const char *path), char *out, size_t size);
 /* The real driver behind a masquerade, picked as the library picks it
- * (src/masquerade.c, by the rule of src/realdriver.c): CUSHIM_DRIVER when it
+ * (src/shim/masquerade.c, by the rule of src/common/realdriver.c): CUSHIM_DRIVER when it
  * names a usable driver, else the first usable libcuda.so.1 of the search.
  * The path in out and 1 (CUSHIM_DRIVER) or 0 (the search), or -1 when there
  * is none; *bad is CUSHIM_DRIVER when it was set and passed over, else NULL. */

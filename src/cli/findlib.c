@@ -1,6 +1,6 @@
 /* Finding a library the way the loader does, for the command: the library's
- * search (src/ldsearch.c), in which only files for this machine count, and
- * the real driver by the library's rule (src/realdriver.c). */
+ * search (src/common/ldsearch.c), in which only files for this machine count, and
+ * the real driver by the library's rule (src/common/realdriver.c). */
 #include "config.h"
 #include "cli.h"
 #include "conf.h"

@@ -1,6 +1,6 @@
 /* The JIT compilers a file carries, and the driver the PTX they emit by
  * default needs (the rule and its sources: cli_jit_default_need in
- * src/requirements.c). */
+ * src/common/requirements.c). */
 #include "config.h"
 #include "jitc.h"
 #include "cudart.h"

@@ -13,7 +13,7 @@
  * No driver between 12.5 and 13.0 was measured; the drivers of CUDA 12.x
  * are taken to answer as 12.5 does, and those of 13.0 on to refuse as 580
  * does.  This line is the one to change when a measurement says otherwise.
- * Used by the emulation (src/answer.c) and the fake drivers (tests/fake). */
+ * Used by the emulation (src/shim/answer.c) and the fake drivers (tests/fake). */
 #ifndef CUSHIM_LOOKUP_RULE_H
 #define CUSHIM_LOOKUP_RULE_H
 #define CUSHIM_REFUSES_ABOVE_FROM 13000

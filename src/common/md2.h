@@ -1,5 +1,5 @@
 /* MD2 (RFC 1319) and HMAC over it (RFC 2104, with MD2's 16-byte block): the
- * digest a CUDA runtime's validity check is built on (src/integrity.c). */
+ * digest a CUDA runtime's validity check is built on (src/shim/integrity.c). */
 #ifndef CUSHIM_MD2_H
 #define CUSHIM_MD2_H
 #include <stddef.h>

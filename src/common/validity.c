@@ -1,5 +1,5 @@
 /* The digest of a CUDA runtime's validity check: what a driver's integrity
- * check answers (src/integrity.c says where it is asked and why). */
+ * check answers (src/shim/integrity.c says where it is asked and why). */
 #include "validity.h"
 #include "md2.h"
 

@@ -1,4 +1,4 @@
-/* The digest of a CUDA runtime's validity check (src/validity.c). */
+/* The digest of a CUDA runtime's validity check (src/common/validity.c). */
 #ifndef CUSHIM_VALIDITY_H
 #define CUSHIM_VALIDITY_H
 #include <stdint.h>

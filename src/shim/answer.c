@@ -50,7 +50,7 @@ static void *answer_lookup(const char *symbol, void *p, int *found)
 
 /* Emulating CUDA X, the question the real driver of X answers: a version
  * above X is refused by the drivers that refuse such lookups, and answered
- * as X by the others (src/lookup-rule.h).  0 when refused. */
+ * as X by the others (src/common/lookup-rule.h).  0 when refused. */
 static int emulated_question(int *version)
 {
 	int x = cushim_state.driver_version;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """List the cu* functions that given headers declare, from preprocessor output.
 
-Usage: cpp ... src/cuda-all.h | declared.py cudaGL.h cudaEGL.h cudaVDPAU.h
+Usage: cpp ... src/common/cuda-all.h | declared.py cudaGL.h cudaEGL.h cudaVDPAU.h
 Only the text that the line markers attribute to those headers counts: what
 cuda.h itself declares is the toolkit stub's business.  The preprocessor has
 already dropped the Windows-only declarations (cuWGLGetDevice)."""

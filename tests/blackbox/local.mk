@@ -42,7 +42,7 @@ EXTRA_tests_blackbox_explain_DEPENDENCIES = $(HARNESS_DEPS) tests/blackbox/stati
 tests_blackbox_static_rt_app_LDADD = -ldl
 tests_blackbox_dlopen_app_LDADD = -ldl
 # What the GL, EGL and VDPAU interop headers declare, read from the library's
-# own view of the toolkit's headers (src/cuda-all.h).
+# own view of the toolkit's headers (src/common/cuda-all.h).
 tests/blackbox/interop-decls.txt: $(top_srcdir)/src/common/cuda-all.h $(top_srcdir)/tests/blackbox/declared.py config.h
 	$(AM_V_GEN)$(MKDIR_P) tests/blackbox && $(CPP) -I$(top_builddir) $(CUDA_CPPFLAGS) \
 		$(top_srcdir)/src/common/cuda-all.h \

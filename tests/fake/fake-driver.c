@@ -12,7 +12,7 @@
  * cuGetProcAddress/_v2, which answer from the oracle's rows as a real
  * driver of that level does (a name the level never had is not found at any
  * version; a version above the level's own is answered or refused by the
- * rule of src/lookup-rule.h, measured on real drivers) and log every lookup;
+ * rule of src/common/lookup-rule.h, measured on real drivers) and log every lookup;
  * with FAKE_DEVICES=N, those of fake-devices.c answer with N devices.
  * No cuda.h: the fake must not share cushim's view of the API.
  *

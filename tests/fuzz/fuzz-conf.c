@@ -1,4 +1,4 @@
-/* libFuzzer targets for the CUSHIM_* value parsers (src/conf.c, src/log.c),
+/* libFuzzer targets for the CUSHIM_* value parsers (src/common/settings.c, src/common/log.c),
  * one per -D: FUZZ_LEVEL (CUSHIM_LOG), FUZZ_VERSION (CUSHIM_DRIVER_VERSION),
  * FUZZ_PATTERNS (CUSHIM_HIDE: the list and the globs it is matched with),
  * FUZZ_PATH (CUSHIM_LOG_FILE / CUSHIM_SUMMARY's %p expansion).  Besides the

@@ -5,7 +5,7 @@
  * file.  The same bytes are also given to the fatbin reader directly
  * (src/cli/fatbin.c, gpucode.c), with and without the fatbin magic in front,
  * and what it reads is judged against a few GPUs; and to the library's reader
- * of module images (src/modimage.c: fatbin, cubin, host ELF or PTX, as the
+ * of module images (src/common/modimage.c: fatbin, cubin, host ELF or PTX, as the
  * driver's loaders take them); and as a Python wheel (a zip archive read
  * through libzip, src/cli/check-wheel.c), every member it judges read in
  * place.  Any input must give either a result or a reason. */

@@ -1,5 +1,5 @@
 /* The GPU's real driver against cushim's account of the integrity check a
- * CUDA runtime makes (src/validity.c): after cuInit, the driver's slot 1
+ * CUDA runtime makes (src/common/validity.c): after cuInit, the driver's slot 1
  * of table d4082055-bde6-704b-8d34-ba123c66e1f2 is asked at a runtime's
  * versions and compared with cushim_integrity_mac over the driver's own
  * version, this thread, the tables' addresses and every device's UUID and

@@ -2,7 +2,7 @@
  * GPU needed: one device, and the private export tables a runtime asks for
  * (each slot a function that succeeds, the few buffers it writes into).  The
  * integrity table's slot 1 answers as the real drivers 525 to 555 do
- * (src/validity.c, whose answer a runtime accepts only if it is right):
+ * (src/common/validity.c, whose answer a runtime accepts only if it is right):
  * HMAC-MD2 over the version the driver is, which is
  * RT_DRIVER_VERSION (default 12080), the version cuDriverGetVersion reports
  * too.  RT_DRIVER_HASH=V hashes V instead: a driver that contradicts itself,

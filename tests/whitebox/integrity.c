@@ -1,5 +1,5 @@
 /* White-box tests of the digest behind a CUDA runtime's validity check
- * (src/md2.c, src/validity.c): MD2 against RFC 1319's test suite, and the
+ * (src/common/md2.c, src/common/validity.c): MD2 against RFC 1319's test suite, and the
  * integrity check's answer against what real drivers answered (recorded
  * from Debian's 525.147.05 and 555.58.02, no GPU: no device records). */
 #include "md2.h"

@@ -1,5 +1,5 @@
 /* The generated stubs and first-call trampoline (cushim-stubs.S) alone,
- * with src/stubs.c but without the rest of the library: this program defines
+ * with src/shim/stubs.c but without the rest of the library: this program defines
  * cushim_resolve(),
  * which overwrites every argument register (it makes a call with eight
  * floating-point and six integer arguments) and hands back a target that
