@@ -4,6 +4,7 @@
  * A .fatbin file is read for its GPU code alone. */
 #include "config.h"
 #include "check.h"
+#include "check-tree.h"
 #include "table.h"
 #include "modimage.h"
 #include <errno.h>
@@ -324,9 +325,12 @@ void check_read(struct result *r, const char *path)
 {
 	struct stat st;
 	const char *bad;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char why[512];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), member = 0;
 
-	if (fd < 0 && check_read_wheel_member(r, path))
+	if (fd < 0 && (member = check_read_wheel_member(r, path, check_read_memory, why, sizeof why)) < 0)
+		set_error(r, "%s", why);
+	if (member)
 		return;
 	if (fd < 0) {
 		set_error(r, "cannot be opened: %s", strerror(errno));
@@ -378,4 +382,19 @@ int cli_check_read(const char *path, size_t *nimports, char *why, size_t whysize
 		*nimports = r.nimports;
 	check_free(&r);
 	return bad;
+}
+
+long cli_check_wheel(const char *path)
+{
+	struct tree t = { 0 };
+	long n = 0;
+	if (elf_version(EV_CURRENT) == EV_NONE || tree_wheel(&t, path) != 0)
+		return tree_free(&t), -1;
+	for (size_t i = 0; i < t.nfiles; i++, n++) {
+		struct result r = { 0 };
+		check_read(&r, t.files[i]);
+		check_free(&r);
+	}
+	tree_free(&t);
+	return n;
 }

@@ -51,21 +51,6 @@ static const char *member_split(const char *path)
 	return NULL;
 }
 
-long cli_check_wheel(const char *path)
-{
-	struct tree t = { 0 };
-	long n = 0;
-	if (elf_version(EV_CURRENT) == EV_NONE || tree_wheel(&t, path) != 0)
-		return tree_free(&t), -1;
-	for (size_t i = 0; i < t.nfiles; i++, n++) {
-		struct result r = { 0 };
-		check_read(&r, t.files[i]);
-		check_free(&r);
-	}
-	tree_free(&t);
-	return n;
-}
-
 #ifdef HAVE_LIBZIP
 #include <pthread.h>
 #include <zip.h>
@@ -174,28 +159,29 @@ static unsigned char *read_member(zip_t *z, const char *name, size_t *n, char *w
 	return p;
 }
 
-int check_read_wheel_member(struct result *r, const char *path)
+int check_read_wheel_member(struct result *r, const char *path, check_memory_fn *take, char *why, size_t whysize)
 {
 	const char *sep = member_split(path);
-	char wheel[4096], why[512];
+	char wheel[4096];
+	int rc = 1;
 	size_t n = 0;
 	if (!sep)
 		return 0;
 	snprintf(wheel, sizeof wheel, "%.*s", (int)(sep - path), path);
-	zip_t *z = open_wheel(wheel, 0, why, sizeof why);
+	zip_t *z = open_wheel(wheel, 0, why, whysize);
 	zip_stat_t st;
 	unsigned long long held = z && zip_stat(z, sep + 1, 0, &st) == 0 && st.size <= WHEEL_MEMBER_MAX ? st.size : 0;
 	hold(held);
-	unsigned char *p = z ? read_member(z, sep + 1, &n, why, sizeof why) : NULL;
+	unsigned char *p = z ? read_member(z, sep + 1, &n, why, whysize) : NULL;
 	if (p)
-		check_read_memory(r, p, n, sep + 1);
+		take(r, p, n, sep + 1);
 	else
-		check_set_error(r, "%s", why);
+		rc = -1;
 	free(p);
 	release(held);
 	if (z)
 		zip_close(z);
-	return 1;
+	return rc;
 }
 #else
 int tree_wheel(struct tree *t, const char *path)
@@ -206,9 +192,9 @@ int tree_wheel(struct tree *t, const char *path)
 	return -1;
 }
 
-int check_read_wheel_member(struct result *r, const char *path)
+int check_read_wheel_member(struct result *r, const char *path, check_memory_fn *take, char *why, size_t whysize)
 {
-	(void)r, (void)path;
+	(void)r, (void)path, (void)take, (void)why, (void)whysize;
 	(void)member_split;
 	(void)member_judged;
 	return 0;

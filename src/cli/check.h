@@ -82,8 +82,11 @@ void env_print_row(const struct result *r, const struct opts *o);
 void check_read(struct result *r, const char *path);
 /* p[0..n): a file already in memory, named name (a wheel's member). */
 void check_read_memory(struct result *r, unsigned char *p, size_t n, const char *name);
-/* WHEEL:MEMBER (check-wheel.c): 1 when path names one (then read), else 0. */
-int check_read_wheel_member(struct result *r, const char *path);
+/* WHEEL:MEMBER (check-wheel.c): 0 when path names none; 1 when it does and
+ * its bytes were handed to take; -1 when they could not be read (why says
+ * so). */
+typedef void check_memory_fn(struct result *r, unsigned char *p, size_t n, const char *name);
+int check_read_wheel_member(struct result *r, const char *path, check_memory_fn *take, char *why, size_t whysize);
 void check_set_error(struct result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void check_free(struct result *r);
 void check_judge(struct result *r, const struct opts *o);
