@@ -29,6 +29,11 @@
 #define PLATFORM "aarch64"
 #define NATIVE EM_AARCH64
 #define FOREIGN EM_X86_64
+#elif defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)
+#define TRIPLET "powerpc64le-linux-gnu"
+#define PLATFORM "powerpc64le"
+#define NATIVE EM_PPC64
+#define FOREIGN EM_X86_64
 #endif
 
 static char conf_path[4096]; /* what /etc/ld.so.conf is for this test */
