@@ -4,6 +4,7 @@
 #   demo       a program newer than its driver, and make demo
 #   blackbox   libcushim.so as programs see it (Check)
 #   whitebox   the library's insides: adapters, stubs (Check and C)
+#   unit       the library's parts alone: settings, trace formatting, loader search (Check)
 #   table, cli, hardening, fuzz, timeline, cluster, package, realdrv,
 #   compat, cross, gpu, bench
 #   layout     the structure of src/: no cycle between files (tools/depgraph.py)
@@ -14,6 +15,7 @@ include tests/fake/local.mk
 include tests/demo/local.mk
 include tests/blackbox/local.mk
 include tests/whitebox/local.mk
+include tests/unit/local.mk
 include tests/table/local.mk
 include tests/cli/local.mk
 include tests/hardening/local.mk

@@ -149,8 +149,8 @@ static void measure(const char *name, double (*loop)(int), int rounds)
 			if (x < best[s])
 				best[s] = x;
 		}
-	printf("%-16s by name %9.2f ns   direct %9.2f ns   added %+7.2f ns per call\n", name, best[1], best[0],
-	       best[1] - best[0]);
+	printf("%-16s by name %9.2f ns   direct %9.2f ns   added %+7.2f ns per call   ratio %.3f\n", name, best[1],
+	       best[0], best[1] - best[0], best[0] > 0 ? best[1] / best[0] : 0.0);
 }
 
 static const char *object_name(void *p)

@@ -7,7 +7,7 @@
 # sm_XY runs on X.Z, Z >= Y; PTX compute_XY is JIT-compiled for later GPUs by
 # a driver that knows its PTX ISA), from nvcc's own version and the .version
 # of the PTX it writes, never from cushim.  Skips (77) without nvcc.
-. "$top_srcdir/tests/cli/defs.sh"
+. "$top_srcdir/tests/harness/defs.sh"
 unset LD_PRELOAD CUSHIM_DRIVER_VERSION CUSHIM_HIDE CUSHIM_DRIVER CUSHIM_CUDART
 [ -n "${NVCC-}" ] && [ -x "$NVCC" ] || { echo "SKIP: no nvcc configured"; exit 77; }
 src=$top_srcdir/tests/cli

@@ -3,7 +3,7 @@
 # status 2 and one message naming the file; a program with no cu* imports
 # passes.  A program for another machine CUDA runs on (AArch64 on x86-64,
 # x86-64 on AArch64) is read as any other, and its machine is named.
-. "$top_srcdir/tests/cli/defs.sh"
+. "$top_srcdir/tests/harness/defs.sh"
 
 # expect_error NAME PATTERN FILE: exit 2, one line on stderr naming FILE and matching PATTERN.
 expect_error() {

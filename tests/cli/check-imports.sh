@@ -4,7 +4,7 @@
 # --driver-version=11.4 lists exactly the imports an 11.4 driver lacks.  The
 # expected answers come from nm and the real driver's answers in tests/oracle,
 # never from cushim.
-. "$top_srcdir/tests/cli/defs.sh"
+. "$top_srcdir/tests/harness/defs.sh"
 prog=$top_builddir/tests/cli/cuda13-app
 # Parts 1 to 6 check the plain verdict; part 7 the downgrade adapters.
 export CUSHIM_ADAPT=0

@@ -7,7 +7,7 @@
 # environment's verdict comes first and names what decides; what each needs
 # is derived from nvcc's own release and the .version of the PTX it writes,
 # never from cushim.  Skips (77) without nvcc.
-. "$top_srcdir/tests/cli/defs.sh"
+. "$top_srcdir/tests/harness/defs.sh"
 unset LD_PRELOAD CUSHIM_DRIVER_VERSION CUSHIM_HIDE CUSHIM_DRIVER CUSHIM_CUDART
 [ -n "${NVCC-}" ] && [ -x "$NVCC" ] || { echo "SKIP: no nvcc configured"; exit 77; }
 src=$top_srcdir/tests/cli

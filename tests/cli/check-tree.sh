@@ -5,7 +5,7 @@
 # a library nothing provides fails the file that needs it, named.  Symbolic
 # link loops and files named like libraries that are not ELF get one line
 # each.  --python=INTERPRETER walks the folders that interpreter names.
-. "$top_srcdir/tests/cli/defs.sh"
+. "$top_srcdir/tests/harness/defs.sh"
 CC=${BUILD_CC:-${CC:-cc}}
 command -v "$CC" >/dev/null 2>&1 || { echo "SKIP: no C compiler ($CC)"; exit 77; }
 

@@ -5,7 +5,7 @@
 # member named like a library that is no ELF file, a truncated wheel, a
 # zip bomb (a member claiming gigabytes).  Skips (77) without python3 (to
 # write the zip archives), a C compiler, or a cushim built with libzip.
-. "$top_srcdir/tests/cli/defs.sh"
+. "$top_srcdir/tests/harness/defs.sh"
 CC=${BUILD_CC:-${CC:-cc}}
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: no python3"; exit 77; }
 command -v "$CC" >/dev/null 2>&1 || { echo "SKIP: no C compiler ($CC)"; exit 77; }

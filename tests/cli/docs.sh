@@ -2,7 +2,7 @@
 # The docs against the code: the man page documents every subcommand, every
 # option the command accepts and every CUSHIM_* variable the library reads;
 # the README's layout matches the tree; --version and --help work.
-. "$top_srcdir/tests/cli/defs.sh"
+. "$top_srcdir/tests/harness/defs.sh"
 man=$top_srcdir/doc/cushim.1
 [ -s "$man" ] || { fail "no $man"; finish; }
 sed 's/\\-/-/g; s/\\f[BIRP]//g' "$man" >"$T/man.txt"

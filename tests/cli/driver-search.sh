@@ -3,7 +3,7 @@
 # the one the library opens, for each order of the fake drivers on
 # LD_LIBRARY_PATH, with a file that is no ELF object first, with an empty
 # entry (the current folder) and with CUSHIM_DRIVER.
-. "$top_srcdir/tests/cli/defs.sh"
+. "$top_srcdir/tests/harness/defs.sh"
 fake=$top_builddir/tests/fake
 for d in drv-11.4/libcuda.so.1 drv-13.0/libcuda.so.1 bad-drv/libcuda.so.1 no-rt; do
 	[ -e "$fake/$d" ] || { echo "no $fake/$d: the fake drivers are not built" >&2; exit 77; }

@@ -2,7 +2,7 @@
 # Against the fake drivers of tests/fake: cushim run rescues a program built
 # for CUDA 13.0 on an 11.4 driver; cushim check without --driver-version asks
 # the driver here; cushim doctor tells what the shim finds.
-. "$top_srcdir/tests/cli/defs.sh"
+. "$top_srcdir/tests/harness/defs.sh"
 fake=$top_builddir/tests/fake
 for d in drv-11.4 drv-12.0 drv-13.0 no-rt; do
 	[ -d "$fake/$d" ] || { echo "no $fake/$d: the fake drivers are not built" >&2; exit 77; }

@@ -16,7 +16,7 @@ CLI_TESTS = tests/cli/check-imports.sh tests/cli/check-errors.sh tests/cli/run.s
 	tests/cli/symbols.sh tests/cli/docs.sh tests/cli/fake-driver.sh tests/cli/check-cuda.sh tests/cli/driver-search.sh \
 	tests/cli/check-tree.sh tests/cli/check-tree-cuda.sh tests/cli/check-wheel.sh
 TESTS += $(CLI_TESTS)
-EXTRA_DIST += $(CLI_TESTS) tests/cli/defs.sh tests/cli/kernel.cu tests/cli/drvrt.cu tests/cli/vadd.cu
+EXTRA_DIST += $(CLI_TESTS) tests/cli/kernel.cu tests/cli/drvrt.cu tests/cli/vadd.cu
 tests/cli/check-cuda.log: tests/cli/driver-only-app$(EXEEXT)
 # The scripts need the command and the library (both in `all`).
 $(CLI_TESTS:.sh=.log): cushim$(EXEEXT) libcushim.la tests/cli/cuda13-app$(EXEEXT)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # cushim run: adds libcushim.so to LD_PRELOAD (never replacing, never twice),
 # maps options onto CUSHIM_* variables, and passes the exit status through.
-. "$top_srcdir/tests/cli/defs.sh"
+. "$top_srcdir/tests/harness/defs.sh"
 unset LD_PRELOAD CUSHIM_LOG CUSHIM_LOG_FILE CUSHIM_SUMMARY CUSHIM_DRIVER_VERSION CUSHIM_HIDE CUSHIM_DRIVER
 show_preload='printf "%s\n" "${LD_PRELOAD-unset}"'
 

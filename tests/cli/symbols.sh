@@ -1,7 +1,7 @@
 #!/bin/sh
 # cushim symbols: exactly the table's rows, filtered by version; the version
 # column agrees with what the real driver answered (tests/oracle).
-. "$top_srcdir/tests/cli/defs.sh"
+. "$top_srcdir/tests/harness/defs.sh"
 tsv=$top_builddir/src/cushim-syms.tsv
 rows() { # the table rows at or above a CUDA_VERSION, as "name base X.Y flavour"
 	awk -F'\t' -v min="$1" 'NR > 1 && $3 + 0 >= min { printf "%s %s %d.%d %s\n", $1, $2, $3 / 1000, ($3 % 1000) / 10, $4 }' "$tsv" | sort

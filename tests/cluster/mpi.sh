@@ -4,7 +4,7 @@
 #   mpirun -np 2 cushim run [options] -- rank-app
 # on the fake 13.0 driver.  Each rank writes its own summary, log and timeline
 # (%p), and each counts exactly that rank's calls (rank R makes 12 + R).
-. "$top_srcdir/tests/cli/defs.sh"
+. "$top_srcdir/tests/harness/defs.sh"
 fake=$top_builddir/tests/fake
 app=$top_builddir/tests/cluster/rank-app
 PYTHON=${PYTHON:-python3}

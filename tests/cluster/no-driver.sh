@@ -3,7 +3,7 @@
 # libcuda.so.1) cannot even load on its own; under `cushim run` it loads,
 # cushim says once that there is no driver, every call returns
 # CUDA_ERROR_NO_DEVICE (100), and the program reports "no GPU" itself.
-. "$top_srcdir/tests/cli/defs.sh"
+. "$top_srcdir/tests/harness/defs.sh"
 fake=$top_builddir/tests/fake
 app=$top_builddir/tests/cluster/rank-app
 [ -d "$fake/no-rt" ] || { echo "no $fake/no-rt: the fake drivers are not built" >&2; exit 77; }

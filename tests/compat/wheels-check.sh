@@ -7,7 +7,7 @@
 # PTX needs its own release), never from cushim.  The wheels (about 230 MB)
 # are cached in the build folder (wheel-cache/), fetched once with pip
 # download when CUSHIM_TEST_FETCH=1; skips (77) when they are not there.
-. "$top_srcdir/tests/cli/defs.sh"
+. "$top_srcdir/tests/harness/defs.sh"
 C=${CUSHIM_WHEEL_CACHE:-$top_builddir/wheel-cache}
 pins="nvidia-cuda-runtime-cu12==12.9.79 nvidia-cuda-runtime==13.0.96 nvidia-cuda-nvrtc-cu12==12.9.86 cupy-cuda12x==14.2.0"
 mkdir -p "$C" || exit 99

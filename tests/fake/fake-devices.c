@@ -40,7 +40,7 @@ static uint64_t mem_next[DEV_MAX];
 /* 0 when FAKE_DEVICES is unset: the generic answers. */
 static int ndev(void)
 {
-	const char *v = getenv("FAKE_DEVICES");
+	const char *v = FAKE_GETENV("FAKE_DEVICES");
 	int n = v ? atoi(v) : 0;
 
 	return n < 0 ? 0 : n > DEV_MAX ? DEV_MAX : n;
@@ -128,7 +128,7 @@ DEV_SPECIAL(cuDevicePrimaryCtxRetain)
 /* FAKE_GPU_CC=M.m: the compute capability's attributes into *v; 0 for any other. */
 static int gpu_cc(W attr, int *v)
 {
-	const char *cc = getenv("FAKE_GPU_CC"), *dot;
+	const char *cc = FAKE_GETENV("FAKE_GPU_CC"), *dot;
 
 	if (!cc || !*cc || (attr != 75 && attr != 76))
 		return 0;
@@ -223,7 +223,7 @@ DEV_SPECIAL(cuCtxGetCurrent)
 DEV_SPECIAL(cuCtxGetDevice)
 {
 	int rc, d;
-	const char *cc = getenv("FAKE_GPU_CC");
+	const char *cc = FAKE_GETENV("FAKE_GPU_CC");
 
 	if (stateless(&rc)) {
 		if (rc == SUCCESS && cc && *cc && a0)

@@ -10,6 +10,7 @@
 #   tests/fake/drv-13.0/libcuda.so.1   tests/fake/rt-13.0/libcudart.so.13
 #   tests/fake/no-rt/libcudart.so.{13,12,11.0}: see no-runtime.c
 #   tests/fake/vgpu/libfakevgpu.so: an interposer, as HAMi-core's libvgpu.so
+#   tests/fake/drv-lean/libcuda.so.1: the 13.0 driver, lean (FAKE_LEAN), for make bench
 FAKE_DRIVERS = tests/fake/drv-11.2/libcuda.so.1 tests/fake/drv-11.4/libcuda.so.1 tests/fake/drv-12.0/libcuda.so.1 \
 	tests/fake/drv-13.0/libcuda.so.1
 FAKE_RUNTIMES = tests/fake/rt-11.4/libcudart.so.11.0 tests/fake/rt-12.0/libcudart.so.12 \
@@ -20,7 +21,9 @@ FAKE_NO_RUNTIME = tests/fake/no-rt/libcudart.so.13 tests/fake/no-rt/libcudart.so
 	tests/fake/no-rt/libcudart.so.11.0
 # vgpu: an interposer preloaded as HAMi-core's libvgpu.so is (fake-vgpu.c).
 FAKE_VGPU = tests/fake/vgpu/libfakevgpu.so
-FAKE_ALL = $(FAKE_DRIVERS) $(FAKE_RUNTIMES) $(FAKE_NO_RUNTIME) $(FAKE_VGPU)
+# drv-lean: every export a few instructions (fake-driver.c, FAKE_LEAN).
+FAKE_LEAN = tests/fake/drv-lean/libcuda.so.1
+FAKE_ALL = $(FAKE_DRIVERS) $(FAKE_RUNTIMES) $(FAKE_NO_RUNTIME) $(FAKE_VGPU) $(FAKE_LEAN)
 # A program built as an application is, against the CUDA headers alone and
 # linked with -z now against libcuda.so.1 (every import must be found when it
 # loads): the fake 13.0 driver stands in for the toolkit's stub.
@@ -53,6 +56,8 @@ tests/fake/drv-12.0/libcuda.so.1: $(FAKE_DRV_DEPS)
 	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(FAKE_CC_DRV) -DFAKE_LEVEL=12000 && $(FAKE_DEVLINK)
 tests/fake/drv-13.0/libcuda.so.1: $(FAKE_DRV_DEPS)
 	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(FAKE_CC_DRV) -DFAKE_LEVEL=13000 && $(FAKE_DEVLINK)
+tests/fake/drv-lean/libcuda.so.1: $(FAKE_DRV_DEPS)
+	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(FAKE_CC_DRV) -DFAKE_LEVEL=13000 -DFAKE_LEAN && $(FAKE_DEVLINK)
 tests/fake/rt-11.4/libcudart.so.11.0: $(FAKE_RT_DEPS)
 	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(FAKE_CC_RT) -DRT_VERSION=11040
 tests/fake/rt-12.0/libcudart.so.12: $(FAKE_RT_DEPS)
@@ -82,6 +87,6 @@ $(FAKE_BAD):
 
 fake: $(FAKE_ALL) $(FAKE_BAD)
 .PHONY: fake
-CLEANFILES += tests/fake/fake-table.h $(FAKE_ALL) $(FAKE_BAD) $(FAKE_DRIVERS:.so.1=.so)
+CLEANFILES += tests/fake/fake-table.h $(FAKE_ALL) $(FAKE_BAD) $(FAKE_DRIVERS:.so.1=.so) $(FAKE_LEAN:.so.1=.so)
 EXTRA_DIST += tests/fake/genfake.py tests/fake/fake-driver.c tests/fake/fake-devices.c tests/fake/fake-cudart.c \
 	tests/fake/fake.h tests/fake/no-runtime.c tests/fake/fake-vgpu.c

@@ -18,7 +18,7 @@
 #   both preloaded, cushim first, and masquerade: no recursion; one warning
 #                      (the interposer cannot be forwarded through);
 # and a fork storm in the first and third.
-. "$top_srcdir/tests/cli/defs.sh"
+. "$top_srcdir/tests/harness/defs.sh"
 fake=$top_builddir/tests/fake
 app=$top_builddir/tests/hardening/interposer-app
 vgpu=$(realpath "$fake/vgpu/libfakevgpu.so" 2>/dev/null) || { echo "no fake interposer: make fake" >&2; exit 99; }

@@ -1,4 +1,5 @@
-# tests/harness: what every black-box Check suite links, compiled once: a
+# tests/harness: the shell harness the scripts source (defs.sh), and what
+# every black-box Check suite links, compiled once: a
 # suite program is its own driver, each case re-running the program as a
 # child (--child MODE) with LD_PRELOAD, LD_LIBRARY_PATH and CUSHIM_* set for
 # that case, since AM_TESTS_ENVIRONMENT is shared by all.  A suite links
@@ -16,3 +17,4 @@ HARNESS_CUDA_LINK = -Ltests/fake/drv-13.0 -Wl,-rpath,$(abs_top_builddir)/tests/f
 	-Wl,--enable-new-dtags -pthread
 HARNESS_LIBS = tests/harness/libharness.la
 HARNESS_DEPS = $(FAKE_ALL) libcushim.la
+EXTRA_DIST += tests/harness/defs.sh

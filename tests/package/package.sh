@@ -5,7 +5,7 @@
 # from there: cushim doctor, and the demo (tests/demo/newer-app, built for
 # CUDA 13.0, on the fake 11.4 driver).  Skipped (77) without the Debian tools,
 # and inside a package build (which runs make check itself).
-. "$top_srcdir/tests/cli/defs.sh"
+. "$top_srcdir/tests/harness/defs.sh"
 fake=$top_builddir/tests/fake
 for tool in dpkg-buildpackage dpkg-checkbuilddeps dpkg-architecture dh dpkg-deb; do
 	command -v $tool >/dev/null 2>&1 ||
@@ -37,7 +37,7 @@ fi
 	{ echo "build dependencies missing: $(cat "$T/deps")" >&2; exit 77; }
 
 # The build: CUDA_HOME is the toolkit this tree was configured with.
-cuda=$(sed -n 's/^CUDA_DIR = //p' "$top_builddir/Makefile")
+cuda=${CUDA_DIR:?run me through make check}
 (cd "$src" && CUDA_HOME=$cuda DEB_BUILD_OPTIONS="nocheck parallel=2" dpkg-buildpackage -us -uc -b) >"$T/build.log" 2>&1 ||
 	{ tail -30 "$T/build.log" >&2; fail "dpkg-buildpackage failed"; finish; }
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)

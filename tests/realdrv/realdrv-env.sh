@@ -6,7 +6,8 @@
 # LD_LIBRARY_PATH reach the emulated program's loader).
 : "${top_builddir:?}" "${top_srcdir:?}"
 EXE_WRAPPER=${EXE_WRAPPER:-}
-REALDRV_HOST_CPU=$(sed -n 's/^host_cpu = //p' "$top_builddir/Makefile")
+# (HOST_CPU: the build's, from AM_TESTS_ENVIRONMENT; by hand, fetch.sh takes this machine's)
+REALDRV_HOST_CPU=${HOST_CPU:-}
 export REALDRV_HOST_CPU
 SHIM=$top_builddir/.libs/libcushim.so
 APP=$top_builddir/tests/realdrv/realdrv-app

@@ -11,7 +11,7 @@ lib=$top_builddir/.libs/libcushim.so
 check() { # ARCH DISASSEMBLY
 	"$PYTHON" "$top_srcdir/tests/table/tabletest.py" stubs --tsv "$tsv" --disasm "$2" --arch "$1" || fail "$1 stubs"
 }
-OBJDUMP=$(sed -n 's/^OBJDUMP = //p' "$top_builddir/Makefile")
+OBJDUMP=${BUILD_OBJDUMP:-}
 arch=$(${OBJDUMP:-objdump} -f "$lib" | sed -n 's/^architecture: //p')
 case $arch in
 i386:x86-64*) ${OBJDUMP:-objdump} -dr --no-show-raw-insn "$lib" >"$T/native.dis" && check x86_64 "$T/native.dis" ;;

@@ -16,7 +16,7 @@
 #     one that is not a summary are called so.
 #  7. A Python multiprocessing pool, spawn and forkserver: eight workers, the
 #     parent under cushim too but making no driver call (procs-pool.py).
-. "$top_srcdir/tests/cli/defs.sh"
+. "$top_srcdir/tests/harness/defs.sh"
 fake=$top_builddir/tests/fake
 app=$(realpath "$top_builddir/tests/timeline/procs-app")
 PYTHON=${PYTHON:-python3}

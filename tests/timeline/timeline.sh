@@ -4,7 +4,7 @@
 # the text trace beside it; no file for a child that only execs; a file cut short by SIGKILL, which `cushim
 # timeline` calls cut and --repair makes valid; the file's mode and a symlink
 # in its place.
-. "$top_srcdir/tests/cli/defs.sh"
+. "$top_srcdir/tests/harness/defs.sh"
 fake=$top_builddir/tests/fake
 app=$top_builddir/tests/timeline/tl-app
 PYTHON=${PYTHON:-python3}

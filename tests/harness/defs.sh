@@ -1,5 +1,8 @@
-# Sourced by the tests/cli/*.sh scripts: where things are, and small helpers.
-# AM_TESTS_ENVIRONMENT exports top_builddir, top_srcdir and CUSHIM_ORACLE_DIR.
+# The shell harness, sourced by the scripts of tests/cli, tests/table and the
+# other folders: where things are, and small helpers.  The build's values come
+# from AM_TESTS_ENVIRONMENT (Makefile.am), never from the built Makefile:
+# top_builddir, top_srcdir, CUSHIM_ORACLE_DIR, EXE_WRAPPER, NVCC, BUILD_CC,
+# BUILD_CPP, BUILD_OBJDUMP, HOST_CPU, CUDA_DIR and CUDA_INCDIR.
 set -u
 : "${top_builddir:?run me through make check}" "${top_srcdir:?run me through make check}"
 CUSHIM=${CUSHIM:-$top_builddir/cushim}

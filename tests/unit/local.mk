@@ -1,0 +1,24 @@
+# tests/unit: the library's parts alone, each against its contract (Check).
+#   settings   the settings' parsers: each value kind, good and bad, the
+#              defaults that apply and the warning that names the variable
+#   trace      the trace's formatting of every kind of argument, and its lines
+#   ldsearch   the loader search's order (RPATH, LD_LIBRARY_PATH, RUNPATH,
+#              ld.so.conf and its includes, the default folders), $ORIGIN,
+#              and the command's choice of files (crafted ELF files)
+if HAVE_CHECK
+UNIT_TESTS = tests/unit/settings tests/unit/trace tests/unit/ldsearch
+check_PROGRAMS += $(UNIT_TESTS)
+TESTS += $(UNIT_TESTS)
+tests_unit_settings_SOURCES = tests/unit/settings.c
+nodist_tests_unit_settings_SOURCES = $(GENERATED)
+tests_unit_settings_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_settings_LDADD = libcushim_table.la $(CHECK_LIBS) $(LIBS)
+tests_unit_trace_SOURCES = tests/unit/trace.c
+nodist_tests_unit_trace_SOURCES = $(GENERATED)
+tests_unit_trace_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_trace_LDADD = libcushim_core.la $(CHECK_LIBS) $(LIBS)
+tests_unit_ldsearch_SOURCES = tests/unit/ldsearch.c
+nodist_tests_unit_ldsearch_SOURCES = $(GENERATED)
+tests_unit_ldsearch_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(LIBELF_CFLAGS)
+tests_unit_ldsearch_LDADD = libcushim_cli.la libcushim_table.la $(LIBELF_LIBS) $(LIBZIP_LIBS) $(CHECK_LIBS) $(LIBS)
+endif
