@@ -3,7 +3,7 @@
  * the least driver the tree needs; for each GPU asked for, whether every
  * file carrying kernels has code for it; then the files that limit it. */
 #include "config.h"
-#include "check.h"
+#include "check-steps.h"
 #include "requirements.h"
 #include <stdio.h>
 #include <string.h>

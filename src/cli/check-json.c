@@ -1,6 +1,6 @@
 /* cushim check --json: the same report as one JSON object. */
 #include "config.h"
-#include "check.h"
+#include "check-steps.h"
 #include "requirements.h"
 #include <string.h>
 

@@ -6,7 +6,7 @@
  * driver its version and refuses an older one), and the GPU runs its code
  * (SASS for it, or PTX the driver can JIT-compile). */
 #include "config.h"
-#include "check.h"
+#include "check-steps.h"
 #include "requirements.h"
 #include <stdlib.h>
 #include <string.h>

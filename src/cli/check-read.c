@@ -3,7 +3,7 @@
  * and soname; the CUDA runtime it carries; and the GPU code in its fatbins.
  * A .fatbin file is read for its GPU code alone. */
 #include "config.h"
-#include "check.h"
+#include "check-steps.h"
 #include "check-tree.h"
 #include "table.h"
 #include "modimage.h"

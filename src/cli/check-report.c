@@ -2,7 +2,7 @@
  * (check-json.c): its driver imports, the CUDA runtime it carries, its GPU
  * code, and the verdict. */
 #include "config.h"
-#include "check.h"
+#include "check-steps.h"
 #include "requirements.h"
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * cannot be read, and a member that claims more than cushim reads (a zip
  * bomb), get one line each. */
 #include "config.h"
-#include "check.h"
+#include "check-steps.h"
 #include "check-tree.h"
 #include <stdlib.h>
 #include <string.h>

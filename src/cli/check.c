@@ -6,7 +6,7 @@
  * check-json.c).  This file: the options, the driver and GPUs to compare
  * with, and the files to read (--recursive follows DT_NEEDED). */
 #include "config.h"
-#include "check.h"
+#include "check-steps.h"
 #include "check-tree.h"
 #include "requirements.h"
 #include <getopt.h>

@@ -7,7 +7,7 @@
  * /etc/ld.so.conf is this test's own: the program's fopen answers that
  * name with a crafted file. */
 #define _GNU_SOURCE
-#include "cli/cli.h"
+#include "cli.h"
 #include "ldsearch.h"
 #include <check.h>
 #include <dlfcn.h>

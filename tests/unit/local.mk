@@ -12,13 +12,17 @@ TESTS += $(UNIT_TESTS)
 tests_unit_settings_SOURCES = tests/unit/settings.c
 nodist_tests_unit_settings_SOURCES = $(GENERATED)
 tests_unit_settings_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_settings_LDADD = libcushim_table.la $(CHECK_LIBS) $(LIBS)
+tests_unit_settings_LDADD = libcushim_common.la $(CHECK_LIBS) $(LIBS)
 tests_unit_trace_SOURCES = tests/unit/trace.c
 nodist_tests_unit_trace_SOURCES = $(GENERATED)
 tests_unit_trace_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_trace_LDADD = libcushim_core.la $(CHECK_LIBS) $(LIBS)
+# The shim and the diagnostics need each other (the bootstrap installs the
+# trace wrappers): the wrappers are pulled in before the shim is searched.
+tests_unit_trace_LDFLAGS = $(AM_LDFLAGS) -Wl,--undefined=cushim_tracer
+tests_unit_trace_LDADD = libcushim_diag.la libcushim_shim.la libcushim_common.la $(CHECK_LIBS) $(LIBS)
 tests_unit_ldsearch_SOURCES = tests/unit/ldsearch.c
 nodist_tests_unit_ldsearch_SOURCES = $(GENERATED)
+tests_unit_ldsearch_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
 tests_unit_ldsearch_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(LIBELF_CFLAGS)
-tests_unit_ldsearch_LDADD = libcushim_cli.la libcushim_table.la $(LIBELF_LIBS) $(LIBZIP_LIBS) $(CHECK_LIBS) $(LIBS)
+tests_unit_ldsearch_LDADD = libcushim_cli.la libcushim_common.la $(LIBELF_LIBS) $(LIBZIP_LIBS) $(CHECK_LIBS) $(LIBS)
 endif

@@ -4,7 +4,8 @@
  * value: the table's default, or nothing) and the one warning a bad value
  * gets, naming the variable, what it accepts and what applies instead.
  * The expected values are written here from the settings' contract. */
-#include "cushim-internal.h"
+#include "conf.h"
+#include "log.h"
 #include "settings.h"
 #include <check.h>
 #include <fcntl.h>

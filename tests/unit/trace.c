@@ -4,7 +4,11 @@
  * result, the numbers of the timeline, a cut buffer, and a whole trace
  * line as it reaches the log.  Each expected text is written here from the
  * argument's value, not taken from the formatter. */
-#include "cushim-internal.h"
+#include "conf.h"
+#include "log.h"
+#include "stamp.h"
+#include "table.h"
+#include "trace.h"
 #include "ticks.h"
 #include <check.h>
 #include <stdint.h>

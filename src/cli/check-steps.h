@@ -1,8 +1,8 @@
 /* cushim check, in steps: the options and the files to read (check.c), one
  * file read (check-read.c), its verdict (check-judge.c), and the report
  * (check-report.c). */
-#ifndef CUSHIM_CLI_CHECK_H
-#define CUSHIM_CLI_CHECK_H
+#ifndef CUSHIM_CLI_CHECK_STEPS_H
+#define CUSHIM_CLI_CHECK_STEPS_H
 #include "cli.h"
 #include "cudart.h"
 #include "gpucode.h"
