@@ -14,7 +14,7 @@ heading() { # FILE TITLE: 0 when FILE has that heading
 }
 code=$(cd "$top_srcdir" && find Makefile.am configure.ac .ci src tests tools samples debian -type f \
 	! -path 'tests/oracle/*' ! -path 'tests/cli/docs*.sh' ! -path 'tests/fuzz/*/*')
-(cd "$top_srcdir" && grep -ho 'doc/[A-Za-z]*\.md\(, "[^"]*"\)\{0,1\}' $code) >"$T/cites"
+(cd "$top_srcdir" && grep -Iho 'doc/[A-Za-z]*\.md\(, "[^"]*"\)\{0,1\}' $code) >"$T/cites"
 (cd "$top_srcdir" && grep -ho '\(^\|[^/A-Za-z]\)[A-Z][A-Z]*\.md\(,\{0,1\} (\{0,1\}"[^"]*"\)\{0,1\}' $docs |
 	sed 's/^[^A-Z]//; s/,\{0,1\} (\{0,1\}"/, "/; s|^|doc/|'; grep -ho 'doc/[A-Z][A-Z]*\.md' $docs) >>"$T/cites"
 sort -u "$T/cites" | while read -r cite; do
@@ -22,7 +22,7 @@ sort -u "$T/cites" | while read -r cite; do
 	[ -f "$top_srcdir/$f" ] || { echo "cites $f, which is not there"; continue; }
 	case $cite in *', "'*) t=${cite#*, \"}; t=${t%\"}; heading "$top_srcdir/$f" "$t" || echo "cites $f, \"$t\": no such heading" ;; esac
 done >"$T/cite.bad"
-(cd "$top_srcdir" && grep -n 'README,\{0,1\} \(section\|sections\) [0-9]\+\|README'"'"'s section [0-9]\+\|README,\{0,1\} "[^"]*"' $code) >"$T/readme.cites"
+(cd "$top_srcdir" && grep -In 'README,\{0,1\} \(section\|sections\) [0-9]\+\|README'"'"'s section [0-9]\+\|README,\{0,1\} "[^"]*"' $code) >"$T/readme.cites"
 # ... and one whose number is on the next line of a comment.
 (cd "$top_srcdir" && awk 'FNR == 1 { prev = "" } prev != "" { l = $0; sub(/^[#\/* \t]*/, "", l); print FILENAME ":" FNR - 1 ": " prev " " l }
 	{ prev = ($0 ~ /README,? sections?$/) ? $0 : "" }' $code) >>"$T/readme.cites"
