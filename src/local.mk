@@ -21,8 +21,8 @@ $(GENERATED) $(GENERATED_STUBS): src/gen.stamp
 # slots through C (src/shim/stubs.c), where the sanitizer sees the acquire.
 AM_CCASFLAGS = $(SAN_CFLAGS)
 
-# Refresh the committed table from NVIDIA's newest headers (README, section
-# 9): from the PyPI wheels (CUDA_WHEELS), or from include folders
+# Refresh the committed table from NVIDIA's newest headers (doc/TABLE.md):
+# from the PyPI wheels (CUDA_WHEELS), or from include folders
 # (CUDA_INCLUDE="dir ...").  The default build never needs the network.
 CUDA_WHEELS = nvidia-cuda-runtime nvidia-cuda-profiler-api
 update-table:

@@ -617,7 +617,7 @@ TABLE_HEADER = """\
 # cushim's table of the CUDA driver API: facts read from NVIDIA's headers by
 # tools/mktable.py (exported names, versions, stream flavours, parameter names,
 # kinds and types, enum values), never the headers' text.  Regenerate it with
-# `make update-table` (README, section 9); do not edit it by hand.
+# `make update-table` (doc/TABLE.md); do not edit it by hand.
 #
 # cuda    CUDA_VERSION  where the headers came from
 # fn      name (- : no exported name, reachable only through cuGetProcAddress)

@@ -1,7 +1,9 @@
 #!/bin/sh
 # The docs against the code: the man page documents every subcommand, every
 # option the command accepts and every CUSHIM_* variable the library reads;
-# the README's layout matches the tree; --version and --help work.
+# doc/SETTINGS.md states each setting as the settings table does; the docs
+# name no variable, file or section that is not there; doc/LAYOUT.md matches
+# the tree; the README stays a front door; --version and --help work.
 . "$top_srcdir/tests/harness/defs.sh"
 man=$top_srcdir/doc/cushim.1
 [ -s "$man" ] || { fail "no $man"; finish; }
@@ -19,15 +21,17 @@ done
 # Every variable the sources name is a row of the settings table (cushim
 # doctor lists every row), none is read but through the table, and every row
 # has an entry in the man page and in --help with its line.
-vars=$(source_variables)
+# The sources are sought recursively, wherever in src/ they are.
+vars=$(cd "$top_srcdir" && find src -name '*.c' -exec cat {} + | grep -o '"CUSHIM_[A-Z][A-Z_]*["=]' |
+	grep -o 'CUSHIM_[A-Z_]*' | grep -v '^CUSHIM_TEST_\|^CUSHIM_ORACLE_DIR$' | sort -u)
 [ -n "$vars" ] || { echo "found no CUSHIM_* variables in src/" >&2; exit 99; }
-direct=$(cd "$top_srcdir" && grep -n 'getenv("CUSHIM_' src/*/*.c)
-[ -z "$direct" ] || fail "read around the settings table (src/common/conf.c reads every row): $direct"
+direct=$(cd "$top_srcdir" && grep -rn --include='*.c' 'getenv("CUSHIM_' src)
+[ -z "$direct" ] || fail "read around the settings table (conf.c reads every row): $direct"
 env -u CUSHIM_LOG "$CUSHIM" doctor >"$T/doctor.out" 2>&1
 rows=$(sed -n 's/^\(settings: \)\{0,1\} *\(CUSHIM_[A-Z_]*\)[ =].*/\2/p' "$T/doctor.out" | sort -u)
 [ -n "$rows" ] || fail "cushim doctor lists no settings: $(cat "$T/doctor.out")"
 for v in $vars; do
-	echo "$rows" | grep -qx "$v" || fail "$v is read in src/ but is not in the settings table (src/common/settings.c)"
+	echo "$rows" | grep -qx "$v" || fail "$v is read in src/ but is not in the settings table (settings.c)"
 done
 for v in $rows; do
 	grep -A1 "^\.TP" "$man" | sed 's/\\-/-/g; s/\\f[BIRP]//g' | grep -q "$v" || fail "the man page has no entry for $v"
@@ -39,17 +43,11 @@ for opt in $(sed -n 's/^  --\([a-z-]*\)[=[].* \(CUSHIM_[A-Z_]*\)$/\1/p' "$T/help
 	expect_rc "opt-$opt" 125
 	grep -q -- "--$opt=: not " "$T/opt-$opt.err" || fail "cushim run --$opt takes a bad value: $(cat "$T/opt-$opt.err")"
 done
-# The README's layout names every folder that has a build fragment, and
-# every folder it names exists.
-awk '/^[0-9]+\. Layout$/ { on = 1; next } on && /^[0-9]+\. / { on = 0 } on' "$top_srcdir/README" >"$T/layout"
-[ -s "$T/layout" ] || fail "the README has no Layout section"
-for mk in $(cd "$top_srcdir" && find doc src tests samples tools -name local.mk); do
-	d=${mk%local.mk}
-	grep -q "^  $d " "$T/layout" || fail "the README's layout does not name $d (it has $mk)"
-done
-for d in $(sed -n 's|^  \([a-z.][a-z0-9_./-]*/\) .*|\1|p' "$T/layout"); do
-	[ -d "$top_srcdir/$d" ] || fail "the README's layout names $d, which is not in the tree"
-done
+# The README and doc/*.md against the tree.
+docs="$top_srcdir/README $(ls "$top_srcdir"/doc/*.md)"
+. "$top_srcdir/tests/cli/docs-settings.sh"
+. "$top_srcdir/tests/cli/docs-layout.sh"
+. "$top_srcdir/tests/cli/docs-cite.sh"
 if command -v groff >/dev/null 2>&1; then
 	groff -man -ww -z "$man" 2>"$T/groff.err"
 	[ -s "$T/groff.err" ] && fail "groff warns: $(head -5 "$T/groff.err")"

@@ -23,3 +23,5 @@ $(CLI_TESTS:.sh=.log): cushim$(EXEEXT) libcushim.la tests/cli/cuda13-app$(EXEEXT
 # The fake drivers of tests/fake (the test skips when they are not there).
 tests/cli/fake-driver.log: $(FAKE_DRIVERS) $(FAKE_NO_RUNTIME)
 tests/cli/driver-search.log: $(FAKE_DRIVERS) $(FAKE_NO_RUNTIME) $(FAKE_BAD)
+# The parts of docs.sh, one concern each.
+EXTRA_DIST += tests/cli/docs-settings.sh tests/cli/docs-layout.sh tests/cli/docs-cite.sh

@@ -2,7 +2,7 @@
 # cushim check on real wheels from PyPI, read in place: the CUDA 12 and 13
 # runtimes, NVRTC 12, and CuPy with those, for drivers 12.0, 12.2, 12.9 and
 # 13.0 on sm_80 and sm_90.  What each verdict must be comes from the wheels'
-# own versions (their METADATA) and NVIDIA's rules as the README states them
+# own versions (their METADATA) and NVIDIA's rules as doc/USAGE.md states them
 # (a runtime accepts drivers of its major release and newer; NVRTC's default
 # PTX needs its own release), never from cushim.  The wheels (about 230 MB)
 # are cached in the build folder (wheel-cache/), fetched once with pip

@@ -1,5 +1,5 @@
 # tests/hardening: fault injection, constructors and fork, signals, secure
-# execution, sanitizers and valgrind.  See README "Reliability".
+# execution, sanitizers and valgrind.  See doc/HARDENING.md.
 if HAVE_CHECK
 HARD_CHECKS = tests/hardening/faults tests/hardening/threads
 check_PROGRAMS += $(HARD_CHECKS) tests/hardening/fault-app
@@ -82,7 +82,7 @@ check-valgrind: all $(check_PROGRAMS) $(FAKE_ALL)
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(VALGRIND_TESTS)' CUSHIM_TEST_VALGRIND='$(abs_top_builddir)/vg-logs/vg'
 
 # ---- make check-reliability: every hardening run, its duration and its
-# result, as the table in the README (written to reliability.txt).
+# result, as the table in doc/HARDENING.md (written to reliability.txt).
 check-reliability:
 	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' MAKE='$(MAKE)' FUZZ_SECONDS='$(FUZZ_SECONDS)' \
 		$(SHELL) $(top_srcdir)/tests/hardening/reliability.sh > reliability.txt; st=$$?; cat reliability.txt; exit $$st

@@ -1,6 +1,6 @@
 #!/bin/sh
 # make check-reliability: runs every hardening check and prints the table of
-# the README's section 7 (what was tested, how long, the result).  Exit 1 if
+# doc/HARDENING.md (what was tested, how long, the result).  Exit 1 if
 # any row failed.
 : "${top_builddir:?}" "${top_srcdir:?}" "${MAKE:=make}" "${FUZZ_SECONDS:=60}"
 cd "$top_builddir" || exit 99
