@@ -24,13 +24,6 @@ mkdir "$T/masq" && ln -s "$SHIM" "$T/masq/libcuda.so.1" || exit 99
 real=$(LD_LIBRARY_PATH= "$top_builddir/tests/realdrv/gpa-probe" version) || { bad driver "no cuDriverGetVersion"; exit 1; }
 echo "driver: CUDA $real"
 
-# differ A B WHO: the count of answers that differ; the first few shown.
-differ() {
-	awk -v who="$3" 'NR == FNR { a[FNR] = $0; next }
-		a[FNR] != $0 { if (++n <= 3) printf "  %s: real %s | cushim %s\n", who, a[FNR], $0 > "/dev/stderr" }
-		END { print n + (NR - FNR != FNR) }' "$1" "$2"
-}
-
 echo "lookups (result, status, function) of every base name at every version, three flags:"
 if [ -s "$ANSWERS/bases" ]; then
 	for abi in v1 v2; do

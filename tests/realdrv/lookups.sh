@@ -36,12 +36,6 @@ probe() {
 	env LD_LIBRARY_PATH="$where" "$@" $EXE_WRAPPER "$PROBE" "$abi" "$T/bases" "$T/versions" > "$out" 2> "$out.err"
 }
 
-# differ A B: the count of answers that differ; the first few to stderr.
-differ() {
-	awk -v who="$3" 'NR == FNR { a[FNR] = $0; next }
-		a[FNR] != $0 { if (++n <= 3) printf "  %s: driver %s | cushim %s\n", who, a[FNR], $0 > "/dev/stderr" }
-		END { print n + (NR - FNR != FNR) }' "$1" "$2"
-}
 
 # The drivers that have cuGetProcAddress, with their versions ("DIR CUDA").
 : > "$T/own"

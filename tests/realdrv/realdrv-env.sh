@@ -21,6 +21,14 @@ fail=0
 # bad WHO WHAT: one failure, named.
 bad() { echo "FAIL: $1: $2"; fail=1; }
 
+# differ A B WHO: the count of answers (one a line) that differ between A,
+# the driver's, and B, cushim's; the first few to stderr, named by WHO.
+differ() {
+	awk -v who="$3" 'NR == FNR { a[FNR] = $0; next }
+		a[FNR] != $0 { if (++n <= 3) printf "  %s: driver %s | cushim %s\n", who, a[FNR], $0 > "/dev/stderr" }
+		END { print n + (NR - FNR != FNR) }' "$1" "$2"
+}
+
 # fetched drivers|runtimes: with CUSHIM_TEST_FETCH=1 (make check-compat),
 # fetch what the cache lacks (what cannot be fetched is named, and kept in
 # $T/fetch.KIND); the cache's folders of that kind, in version order.
