@@ -17,4 +17,4 @@ HARNESS_CUDA_LINK = -Ltests/fake/drv-13.0 -Wl,-rpath,$(abs_top_builddir)/tests/f
 	-Wl,--enable-new-dtags -pthread
 HARNESS_LIBS = tests/harness/libharness.la
 HARNESS_DEPS = $(FAKE_ALL) libcushim.la
-EXTRA_DIST += tests/harness/defs.sh
+EXTRA_DIST += tests/harness/defs.sh tests/harness/check-run.h

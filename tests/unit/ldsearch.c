@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "ldsearch.h"
 #include <check.h>
+#include "../harness/check-run.h"
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
@@ -300,21 +301,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("ldsearch");
-	TCase *t = tcase_create("walk");
-	SRunner *r;
-	int failed;
+	const TTest *const tests[] = { order, empty_entries, first_taken_ends, expand, native_files_only, NULL };
 
-	tcase_add_checked_fixture(t, setup, teardown);
-	tcase_add_test(t, order);
-	tcase_add_test(t, empty_entries);
-	tcase_add_test(t, first_taken_ends);
-	tcase_add_test(t, expand);
-	tcase_add_test(t, native_files_only);
-	suite_add_tcase(s, t);
-	r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run("ldsearch", "walk", tests, setup, teardown);
 }

@@ -8,6 +8,7 @@
 #include "log.h"
 #include "settings.h"
 #include <check.h>
+#include "../harness/check-run.h"
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -293,24 +294,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("settings");
-	TCase *t = tcase_create("parsers");
-	SRunner *r;
-	int failed;
+	const TTest *const tests[] = { levels, versions, version_text, glob_lists, each_setting, every_setting_tested, names, from_environment, warnings, NULL };
 
-	tcase_add_test(t, levels);
-	tcase_add_test(t, versions);
-	tcase_add_test(t, version_text);
-	tcase_add_test(t, glob_lists);
-	tcase_add_test(t, each_setting);
-	tcase_add_test(t, every_setting_tested);
-	tcase_add_test(t, names);
-	tcase_add_test(t, from_environment);
-	tcase_add_test(t, warnings);
-	suite_add_tcase(s, t);
-	r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run("settings", "parsers", tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #include "trace.h"
 #include "ticks.h"
 #include <check.h>
+#include "../harness/check-run.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,29 +275,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("trace");
-	TCase *t = tcase_create("format");
-	SRunner *r;
-	int failed;
+	const TTest *const tests[] = { pointers_and_sizes, handles_and_hex, integers, enums, strings, long_strings, floats, structures, results, every_kind_tested, cut, decimals, trace_lines, error_lines, NULL };
 
-	tcase_add_test(t, pointers_and_sizes);
-	tcase_add_test(t, handles_and_hex);
-	tcase_add_test(t, integers);
-	tcase_add_test(t, enums);
-	tcase_add_test(t, strings);
-	tcase_add_test(t, long_strings);
-	tcase_add_test(t, floats);
-	tcase_add_test(t, structures);
-	tcase_add_test(t, results);
-	tcase_add_test(t, every_kind_tested);
-	tcase_add_test(t, cut);
-	tcase_add_test(t, decimals);
-	tcase_add_test(t, trace_lines);
-	tcase_add_test(t, error_lines);
-	suite_add_tcase(s, t);
-	r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run("trace", "format", tests, NULL, NULL);
 }

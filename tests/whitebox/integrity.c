@@ -5,6 +5,7 @@
 #include "md2.h"
 #include "validity.h"
 #include <check.h>
+#include "../harness/check-run.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,17 +67,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("integrity");
-	TCase *t = tcase_create("digest");
-	SRunner *r;
-	int failed;
+	const TTest *const tests[] = { md2_matches_rfc_1319, integrity_answer_matches_real_drivers, NULL };
 
-	tcase_add_test(t, md2_matches_rfc_1319);
-	tcase_add_test(t, integrity_answer_matches_real_drivers);
-	suite_add_tcase(s, t);
-	r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run("integrity", "digest", tests, NULL, NULL);
 }
