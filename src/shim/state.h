@@ -51,7 +51,9 @@ static inline int cushim_booted(void)
 
 /* The bootstrap's steps (boot.c calls them, in this order). */
 void cushim_state_source(const struct cushim_source *src) CUSHIM_HIDDEN; /* asked now: via and path */
-int cushim_set_versions(const struct cushim_source *driver) CUSHIM_HIDDEN; /* the version exports are judged against */
+/* The driver's version and the one the process sees; returns the version
+ * exports are judged against (INT_MAX when the driver's is unknown). */
+int cushim_set_versions(const struct cushim_source *driver) CUSHIM_HIDDEN;
 void cushim_resolve_table(const struct cushim_source *driver, int effective) CUSHIM_HIDDEN;
 void cushim_count_adapted(void) CUSHIM_HIDDEN; /* once the adapters are installed */
 void cushim_state_timed(uint64_t find_ns, uint64_t resolve_ns) CUSHIM_HIDDEN;
