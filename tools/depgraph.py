@@ -14,9 +14,9 @@ through cushim_slot_acquire in a ThreadSanitizer build, and the slot starts
 at a first-call entry that runs the resolver (cushim_resolve), which fills
 the slots: by design the stubs name what fills them, and what fills them
 names the stubs.  So the stubs' own references are no edges here (--edges
-lists them, marked), and the stubs sit on no cycle.  --allow A,B allows a
-cycle whose files all lie in the group (file names as printed, or their
-basenames).
+lists them, marked), and the stubs sit on no cycle.  No other cycle is
+allowed but for --allow A,B: a cycle whose files all lie in the group (file
+names as printed, or their basenames), to look at one while breaking it.
 
 usage: depgraph.py [--nm NM] [--allow A,B ...] [--edges] [--srcdir DIR] BUILDDIR
 exit: 0 no cycle but allowed ones, 1 a cycle not allowed, 2 usage or nm unusable.
@@ -30,20 +30,6 @@ import sys
 
 # The generated stubs: what they name are no edges (see the docstring).
 STUBS = ("cushim-stubs.S",)
-# The cycle that remains, allowed only among these files: a cycle that
-# reaches any other file fails.
-BUILTIN_ALLOW = [
-    # The bootstrap (boot.c) installs each module's answers (adapters,
-    # cushim's own answers, the explanations' gates, the interposer's route,
-    # the trace wrappers) and publishes what it found (cushim_state,
-    # cushim_impl, cushim_emulating, cushim_booted), which those modules read
-    # back while they answer.  Breaking it takes the bootstrap's sequence out
-    # of the file that owns its state.
-    ("src/shim/boot.c", "src/shim/adapt.c", "src/shim/answer.c", "src/shim/integrity.c",
-     "src/shim/interpose.c", "src/shim/explain.c", "src/shim/explain-fork.c", "src/shim/explain-module.c",
-     "src/shim/explain-runtime.c", "src/diag/wrappers.c", "src/diag/trace.c", "src/diag/summary.c",
-     "src/diag/timeline.c"),
-]
 # An object of a library or of the command: <target>-<stem>.o, where target
 # is automake's canonical name of the library or program, or <stem>.o where
 # the source needs no flags of its target (the generated cushim-stubs.S).
@@ -75,7 +61,7 @@ def find_objects(builddir):
 
 def source_of(rel, obj, srcdir, builddir):
     """The source an object was made from: its whole name first, then its
-    name less the target's (src/cushim-stubs.S, src/boot.c)."""
+    name less the target's (src/cushim-stubs.S, src/shim/boot.c)."""
     for stem in (obj[:-2], OBJ_RE.match(obj).group(2)):
         for top in (srcdir, builddir):
             for ext in SOURCE_EXTS:
@@ -190,7 +176,7 @@ def main():
     a = ap.parse_args()
     srcdir = a.srcdir or top_srcdir(a.builddir)
     nm = shlex.split(a.nm)
-    groups = [set(g) for g in BUILTIN_ALLOW] + [set(x.split(",")) for x in a.allow]
+    groups = [set(x.split(",")) for x in a.allow]
     try:
         graph, why, cut = build_graph(nm, a.builddir, srcdir)
     except (OSError, subprocess.CalledProcessError) as e:

@@ -15,6 +15,7 @@
  * up. */
 #include "table.h"
 #include "slots.h"
+#include "state.h"
 #include "conf.h"
 #include "settings.h"
 #include "outputs.h"

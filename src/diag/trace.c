@@ -234,6 +234,14 @@ void cushim_trace_call(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const u
 	__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
 }
 
+/* A forked child's watch (explain-fork.c): its failed calls reach
+ * cushim_trace_call, whether or not it traces. */
+void cushim_trace_failures(void)
+{
+	if (!cushim_lines)
+		cushim_lines = 1;
+}
+
 /* ---- fork and exit ---- */
 /* The buffers prefork took: those on the list when it walked it.  A thread's
  * first line may insert a new one at the head meanwhile; its owner holds it,

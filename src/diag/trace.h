@@ -15,6 +15,7 @@ extern __thread struct cushim_counters *cushim_my_counters
 void cushim_count_first(unsigned i, CUresult r, uint64_t ticks) CUSHIM_HIDDEN;
 void cushim_trace_start(void) CUSHIM_HIDDEN;
 void cushim_trace_call(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv) CUSHIM_HIDDEN;
+void cushim_trace_failures(void) CUSHIM_HIDDEN; /* failed calls at least reach cushim_trace_call */
 void cushim_trace_prefork(void) CUSHIM_HIDDEN;
 void cushim_trace_postfork(int child) CUSHIM_HIDDEN;
 

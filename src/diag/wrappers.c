@@ -6,6 +6,8 @@
  * traced from the table's parameter kinds. */
 #include "conf.h"
 #include "slots.h"
+#include "state.h"
+#include "missing.h"
 #include "ticks.h"
 #include "trace.h"
 

@@ -6,6 +6,8 @@
  * conditions and the documentation they rest on: doc/ADAPTERS.md. */
 #include "table.h"
 #include "slots.h"
+#include "state.h"
+#include "missing.h"
 #include "conf.h"
 #include "settings.h"
 #include "log.h"

@@ -16,186 +16,23 @@
 #include "settings.h"
 #include "log.h"
 #include "trace.h"
-#include "timeline.h"
 #include "errors.h"
 #include "boot.h"
+#include "state.h"
+#include "missing.h"
 #include "adapt.h"
 #include "explain.h"
-#include <limits.h>
 #include <pthread.h>
-#include <stdio.h>
-#include <string.h>
 #include <time.h>
-
-struct cushim_state cushim_state;
-void *cushim_impl[CUSHIM_NSYMS];
-unsigned char cushim_origin[CUSHIM_NSYMS];
-void *cushim_hidden_real[CUSHIM_NSYMS];
-int cushim_emulating; /* CUSHIM_DRIVER_VERSION below the real driver's: answered as that version */
 
 static struct cushim_source driver; /* the driver, as first opened */
 static int masquerade;
 static int interposed; /* exports go on through another preloaded library */
 
-/* ---- missing exports ---- */
-static CUresult missing_rc = CUSHIM_NEWER_DRIVER;
-static unsigned char missing_logged[CUSHIM_NSYMS];
-static unsigned char missing_why[CUSHIM_NSYMS];
-enum { WHY_NEWER = 1, WHY_ABSENT, WHY_HIDDEN, WHY_SELF };
-
-/* Called through a pointer typed with the export's own parameters: extra
- * arguments are ignored under every ABI cushim supports (the caller cleans up). */
-static CUresult missing(void)
-{
-	return missing_rc;
-}
-
-static void report_missing(unsigned i)
-{
-	const struct cushim_sym *s = &cushim_syms[i];
-	char need[16], have[32];
-	const char *rc = cushim_error_name(missing_rc);
-
-	if (__atomic_exchange_n(&missing_logged[i], 1, __ATOMIC_RELAXED) || missing_rc == CUDA_ERROR_NO_DEVICE)
-		return; /* said once; or the bootstrap said once why nothing works */
-	cushim_timeline_missing(i, missing_rc);
-	if (cushim_state.driver_version)
-		snprintf(have, sizeof have, "CUDA %s", cushim_format_version(cushim_state.driver_version, need));
-	else
-		snprintf(have, sizeof have, "of unknown version");
-	cushim_format_version(s->version, need);
-	switch (missing_why[i]) {
-	case WHY_NEWER:
-		cushim_log(CUSHIM_LOG_WARN, "%s needs a CUDA %s driver; this driver is %s (returning %s)",
-			   s->name, need, have, rc);
-		break;
-	case WHY_HIDDEN:
-		cushim_log(CUSHIM_LOG_WARN, "%s is hidden by CUSHIM_HIDE (returning %s)", s->name, rc);
-		break;
-	case WHY_SELF:
-		cushim_log(CUSHIM_LOG_WARN, "%s resolved to cushim itself, not to a driver (returning %s)",
-			   s->name, rc);
-		break;
-	default:
-		cushim_log(CUSHIM_LOG_WARN, "%s (CUDA %s) is not provided by this driver (%s) (returning %s)",
-			   s->name, need, have, rc);
-	}
-}
-
-CUresult cushim_missing_call(unsigned i)
-{
-	report_missing(i);
-	return missing_rc;
-}
-
-/* ---- the driver's version, and the one the process sees ---- */
-static int real_driver_version(void)
-{
-	void *p = NULL;
-	int v = 0;
-	CUresult rc;
-	enum cushim_found f = cushim_source_lookup(&driver, CUSHIM_IDX_cuDriverGetVersion, &p);
-
-	if (f != CUSHIM_FOUND || cushim_inside_self(p)) {
-		static const char *const what[] = { "", "not found", "its version not sufficient", "an error" };
-		cushim_log(CUSHIM_LOG_WARN, "cannot find cuDriverGetVersion through %s (%s); the driver's version "
-			   "is unknown", driver.how, f == CUSHIM_FOUND ? "a pointer into cushim itself" : what[f]);
-		return 0;
-	}
-	if ((rc = ((CUresult (*)(int *))p)(&v)) != CUDA_SUCCESS || v <= 0) {
-		cushim_log(CUSHIM_LOG_WARN, "cuDriverGetVersion failed (%d); the driver's version is unknown",
-			   (int)rc);
-		return 0;
-	}
-	return v;
-}
-
-/* The version exports are judged against: the driver's, or CUSHIM_DRIVER_VERSION. */
-static int set_versions(void)
-{
-	char v[16], w[16];
-	int real = real_driver_version(), effective = real ? real : INT_MAX;
-
-	cushim_state.real_driver_version = real;
-	if (cushim_conf.driver_version && real && cushim_conf.driver_version > real) {
-		cushim_log(CUSHIM_LOG_WARN, "CUSHIM_DRIVER_VERSION=%s is above the driver's own CUDA %s; not "
-			   "emulating", cushim_format_version(cushim_conf.driver_version, v),
-			   cushim_format_version(real, w));
-	} else if (cushim_conf.driver_version) {
-		effective = cushim_conf.driver_version;
-		cushim_emulating = 1;
-	}
-	cushim_state.driver_version = effective == INT_MAX ? 0 : effective;
-	return effective;
-}
-
-/* ---- the table ---- */
-static void resolve_table(int effective)
-{
-	int nself = 0;
-	const char *first_self = NULL;
-
-	for (unsigned i = 0; i < CUSHIM_NSYMS; i++) {
-		const struct cushim_sym *s = &cushim_syms[i];
-		void *p = NULL;
-
-		if (s->version > effective)
-			missing_why[i] = WHY_NEWER; /* never ask above the driver's own version */
-		else if (cushim_source_lookup(&driver, i, &p) != CUSHIM_FOUND)
-			missing_why[i] = WHY_ABSENT;
-		else if (cushim_inside_self(p))
-			missing_why[i] = WHY_SELF, first_self = nself++ ? first_self : s->name;
-		else if (cushim_hidden_name(s->name))
-			missing_why[i] = WHY_HIDDEN, cushim_hidden_real[i] = p; /* to know it when asked for */
-		if (missing_why[i]) {
-			cushim_state.missing++;
-			continue;
-		}
-		cushim_real[i] = cushim_impl[i] = p;
-		cushim_origin[i] = driver.origin;
-		cushim_state.resolved++;
-	}
-	if (nself)
-		cushim_log(CUSHIM_LOG_WARN, "%d exports through %s point into cushim itself (first: %s; is cushim "
-			   "installed as libcuda.so.1?); treating them as missing", nself, driver.how, first_self);
-}
-
 /* ---- adopting a runtime once the driver is initialised ---- */
 static pthread_mutex_t adopt_lock = PTHREAD_MUTEX_INITIALIZER;
 static int adopt_tried;
 static __thread int adopting __attribute__((tls_model("initial-exec")));
-
-/* Ask the runtime for every export the driver gave; take its answer. */
-static void adopt_answers(const struct cushim_source *rt)
-{
-	int same = 0, replaced = 0, kept = 0;
-
-	for (unsigned i = 0; i < CUSHIM_NSYMS; i++) {
-		void *p = NULL, *old = cushim_real[i];
-		if (!old)
-			continue;
-		if (cushim_source_lookup(rt, i, &p) != CUSHIM_FOUND || cushim_inside_self(p)) {
-			kept++; /* the driver's answer stands */
-			continue;
-		}
-		if (p != old) {
-			replaced++;
-			__atomic_store_n(&cushim_real[i], p, __ATOMIC_RELEASE);
-			if (cushim_impl[i] == old)
-				__atomic_store_n(&cushim_impl[i], p, __ATOMIC_RELEASE);
-			if (__atomic_load_n(&cushim_slot[i], __ATOMIC_ACQUIRE) == old)
-				__atomic_store_n(&cushim_slot[i], p, __ATOMIC_RELEASE);
-		} else {
-			same++;
-		}
-		cushim_origin[i] = CUSHIM_FROM_RUNTIME;
-	}
-	cushim_state.via = rt->how;
-	snprintf(cushim_state.path, sizeof cushim_state.path, "%s", rt->path);
-	cushim_log(CUSHIM_LOG_INFO, "driver initialised: %d exports now through %s %s (%d the same functions as "
-		   "the driver's, %d different), %d kept from %s", same + replaced, rt->path, rt->how, same,
-		   replaced, kept, driver.how);
-}
 
 /* Once, after the driver is initialised: never in masquerade (the runtime's
  * own calls come through cushim there) nor with CUSHIM_CUDART=none. */
@@ -210,7 +47,7 @@ void cushim_adopt_runtime(void)
 	if (!adopt_tried) {
 		adopt_tried = 1;
 		if (cushim_open_runtime(&rt))
-			adopt_answers(&rt);
+			cushim_adopt_answers(&rt, &driver);
 		else
 			cushim_log(CUSHIM_LOG_INFO, "driver initialised; no CUDA runtime gave entry points: keeping %s",
 				   driver.how);
@@ -269,16 +106,11 @@ static void install_overrides(int tracing)
 	cushim_module_install();
 	if (masquerade)
 		cushim_runtime_gate_install();
-	for (unsigned i = 0; i < CUSHIM_NSYMS; i++)
-		if (!cushim_real[i] && cushim_impl[i]) {
-			cushim_state.adapted++;
-			cushim_state.missing--;
-		}
+	cushim_count_adapted();
 }
 
 /* ---- the bootstrap ---- */
 static pthread_mutex_t boot_lock = PTHREAD_MUTEX_INITIALIZER;
-static int boot_done;
 static __thread int in_boot __attribute__((tls_model("initial-exec")));
 
 static uint64_t ns_between(const struct timespec *a, const struct timespec *b)
@@ -286,23 +118,11 @@ static uint64_t ns_between(const struct timespec *a, const struct timespec *b)
 	return (uint64_t)((b->tv_sec - a->tv_sec) * 1000000000LL + (b->tv_nsec - a->tv_nsec));
 }
 
-static void no_driver(void)
-{
-	missing_rc = CUDA_ERROR_NO_DEVICE;
-	if (masquerade)
-		cushim_log(CUSHIM_LOG_WARN, "libcuda.so.1 (%s) is cushim itself, and no real libcuda.so.1 was found "
-			   "(CUSHIM_DRIVER, LD_LIBRARY_PATH, /etc/ld.so.conf, the usual folders): every driver call "
-			   "returns CUDA_ERROR_NO_DEVICE", cushim_self_path());
-	else
-		cushim_log(CUSHIM_LOG_WARN, "no driver (libcuda.so.1) could be used: every driver call returns "
-			   "CUDA_ERROR_NO_DEVICE");
-}
-
 static void publish(int tracing)
 {
 	if (tracing)
 		cushim_trace_start();
-	cushim_state.tracing = tracing;
+	cushim_state_tracing(tracing);
 	for (unsigned i = 0; i < CUSHIM_NSYMS; i++) {
 		void *target = tracing ? cushim_tracer[i] : cushim_impl[i];
 		if (target) /* a missing one keeps its first-call function, which reports it */
@@ -320,22 +140,20 @@ static void bootstrap(void)
 	cushim_find_self();
 	masquerade = cushim_is_process_driver();
 	if (!(masquerade ? cushim_open_real_driver(&driver) : cushim_open_driver(&driver))) {
-		no_driver();
+		cushim_missing_driver(masquerade);
 		return;
 	}
-	cushim_state.via = driver.how;
-	snprintf(cushim_state.path, sizeof cushim_state.path, "%s", driver.path);
+	cushim_state_source(&driver);
 	cushim_log(CUSHIM_LOG_INFO, "driver %s%s, through %s", driver.path, masquerade ? " (masquerade)" : "",
 		   driver.how);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	int effective = set_versions();
-	resolve_table(effective);
+	int effective = cushim_set_versions(&driver);
+	cushim_resolve_table(&driver, effective);
 	interposed = cushim_interposer_route(&driver, masquerade);
 	int tracing = cushim_conf.level >= CUSHIM_LOG_ERRORS || cushim_conf.summary || cushim_conf.timeline;
 	install_overrides(tracing);
 	clock_gettime(CLOCK_MONOTONIC, &t2);
-	cushim_state.find_ns = ns_between(&t0, &t1);
-	cushim_state.resolve_ns = ns_between(&t1, &t2);
+	cushim_state_timed(ns_between(&t0, &t1), ns_between(&t1, &t2));
 	publish(tracing);
 	cushim_log(CUSHIM_LOG_INFO, "driver CUDA %s%s%s; %d of %d exports resolved, %d served by adapters, "
 		   "%d missing", cushim_state.real_driver_version ?
@@ -353,9 +171,9 @@ static void run_bootstrap(void)
 	in_boot = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	pthread_mutex_lock(&boot_lock);
-	if (!__atomic_load_n(&boot_done, __ATOMIC_ACQUIRE)) {
+	if (!cushim_booted()) {
 		bootstrap();
-		__atomic_store_n(&boot_done, 1, __ATOMIC_RELEASE);
+		cushim_set_booted();
 	}
 	pthread_mutex_unlock(&boot_lock);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -364,13 +182,8 @@ static void run_bootstrap(void)
 
 void cushim_boot(void)
 {
-	if (!__atomic_load_n(&boot_done, __ATOMIC_ACQUIRE))
+	if (!cushim_booted())
 		run_bootstrap();
-}
-
-int cushim_booted(void)
-{
-	return __atomic_load_n(&boot_done, __ATOMIC_ACQUIRE);
 }
 
 static CUresult reentered(void)
@@ -392,9 +205,9 @@ void *cushim_resolve(unsigned i)
 	cushim_boot();
 	if ((p = cushim_state.tracing ? cushim_tracer[i] : cushim_impl[i]))
 		return p;
-	report_missing(i);
-	__atomic_store_n(&cushim_slot[i], (void *)missing, __ATOMIC_RELEASE);
-	return (void *)missing;
+	cushim_report_missing(i);
+	__atomic_store_n(&cushim_slot[i], (void *)cushim_missing, __ATOMIC_RELEASE);
+	return (void *)cushim_missing;
 }
 
 /* ---- fork: never split a bootstrap or an adoption between parent and child ---- */
@@ -413,10 +226,24 @@ static void cushim_postfork_parent(void)
 	pthread_mutex_unlock(&boot_lock);
 }
 
+/* A child forked from a process that initialised CUDA: its failed calls go
+ * through the trace wrappers to cushim_trace_call, which names the cause
+ * (explain-fork.c). */
+static void watch_child(void)
+{
+	cushim_trace_failures();
+	if (!cushim_tracing)
+		for (unsigned i = 0; i < CUSHIM_NSYMS; i++)
+			if (cushim_impl[i])
+				__atomic_store_n(&cushim_slot[i], cushim_tracer[i], __ATOMIC_RELEASE);
+	cushim_fork_watching();
+}
+
 static void cushim_postfork_child(void)
 {
 	cushim_trace_postfork(1);
-	cushim_fork_child();
+	if (cushim_fork_child())
+		watch_child();
 	pthread_mutex_unlock(&adopt_lock);
 	pthread_mutex_unlock(&boot_lock);
 }

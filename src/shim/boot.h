@@ -1,10 +1,12 @@
-/* The bootstrap's parts, private to them: boot.c (the table and the slots),
- * source.c (where entry points come from), masquerade.c (cushim as the
- * process's libcuda.so.1), answer.c and integrity.c (cushim's own answers). */
+/* The bootstrap's parts, private to them: boot.c (the sequence, the slots),
+ * state.c (what it found), source.c (where entry points come from),
+ * masquerade.c (cushim as the process's libcuda.so.1), answer.c and
+ * integrity.c (cushim's own answers). */
 #ifndef CUSHIM_BOOT_H
 #define CUSHIM_BOOT_H
 #include "table.h"
 #include "slots.h"
+#include "state.h"
 
 /* How an entry-point source is asked. */
 enum cushim_via {
@@ -45,11 +47,7 @@ int cushim_open_real_driver(struct cushim_source *src);
  * how many exports now go on through it */
 int cushim_interposer_route(const struct cushim_source *driver, int masquerade);
 
-/* boot.c: the driver's function behind each hidden export (CUSHIM_HIDE) */
-extern void *cushim_hidden_real[CUSHIM_NSYMS];
-
 /* answer.c: cushim's own versions of a few exports */
-extern int cushim_emulating;
 CUresult CUDAAPI cushim_own_cuDriverGetVersion(int *version);
 CUresult CUDAAPI cushim_own_cuGetProcAddress(const char *symbol, void **pfn, int version, cuuint64_t flags);
 CUresult CUDAAPI cushim_own_cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,

@@ -3,14 +3,14 @@
  * from cuInit and every call after).  When the program's cuInit first
  * succeeds, the calling frames are kept (one backtrace(3), symbolised only
  * if a child ever fails).  In a child of such a process the fork handler
- * sends the calls through the trace wrappers, whose failed calls reach
- * cushim_trace_call and so cushim_fork_failed: nothing is added to any call
- * of a process that did not fork after initialising CUDA. */
+ * (boot.c) sends the calls through the trace wrappers, whose failed calls
+ * reach cushim_trace_call and so cushim_fork_failed: nothing is added to any
+ * call of a process that did not fork after initialising CUDA. */
 #include "table.h"
 #include "slots.h"
-#include "trace.h"
 #include "explain.h"
 #include "boot.h"
+#include "state.h"
 #include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
@@ -54,21 +54,21 @@ void cushim_fork_prepare(void)
 	__atomic_store_n(&init_pid, me, __ATOMIC_RELEASE);
 }
 
-void cushim_fork_child(void)
+/* In the child after fork: does it start watching its calls?  (The fork
+ * handler then sends them through the trace wrappers, and says so with
+ * cushim_fork_watching.) */
+int cushim_fork_child(void)
 {
 	cushim_causes_forget();
 	if (!__atomic_load_n(&init_pid, __ATOMIC_ACQUIRE))
-		return; /* nothing was initialised */
+		return 0; /* nothing was initialised */
 	forked_from = getppid();
 	said = 0;
-	if (cushim_fork_watch)
-		return; /* a child's child: its parent was watching already */
-	if (!cushim_lines)
-		cushim_lines = 1; /* failed calls reach cushim_trace_call */
-	if (!cushim_tracing)
-		for (unsigned i = 0; i < CUSHIM_NSYMS; i++)
-			if (cushim_impl[i])
-				__atomic_store_n(&cushim_slot[i], cushim_tracer[i], __ATOMIC_RELEASE);
+	return !cushim_fork_watch; /* a child's child: its parent was watching already */
+}
+
+void cushim_fork_watching(void)
+{
 	__atomic_store_n(&cushim_fork_watch, 1, __ATOMIC_RELEASE);
 }
 

@@ -6,6 +6,7 @@
  * On success the wrapper costs a call and a test (make bench). */
 #include "table.h"
 #include "slots.h"
+#include "state.h"
 #include "settings.h"
 #include "errors.h"
 #include "explain.h"

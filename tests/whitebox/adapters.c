@@ -8,6 +8,7 @@
 #include "conf.h"
 #include "log.h"
 #include "slots.h"
+#include "state.h"
 #include <check.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -305,7 +306,7 @@ static CUresult CUDAAPI f_cuPointerGetAttribute(void *data, CUpointer_attribute 
 	return query_rc;
 }
 
-/* Every older variant an adapter may call, as boot.c leaves them: real and impl. */
+/* Every older variant an adapter may call, as the bootstrap leaves them: real and impl. */
 #define OLDER(X)                                                                                           \
 	X(cuCtxGetCurrent) X(cuCtxCreate_v2) X(cuCtxCreate_v3) X(cuCtxGetDevice) X(cuCtxSynchronize)         \
 	X(cuEventElapsedTime) X(cuGetProcAddress) X(cuGraphAddDependencies) X(cuGraphRemoveDependencies)     \

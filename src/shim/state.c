@@ -1,0 +1,158 @@
+/* What the bootstrap found and publishes: the driver's version and the one
+ * the process sees, what implements each export and where it came from, and
+ * why a missing one is missing.  The bootstrap (boot.c) decides the order
+ * and the sources; the steps that fill the state are here, with the state,
+ * and every module that answers calls reads it back (state.h). */
+#include "table.h"
+#include "slots.h"
+#include "conf.h"
+#include "settings.h"
+#include "log.h"
+#include "boot.h"
+#include "state.h"
+#include <limits.h>
+#include <stdio.h>
+
+struct cushim_state cushim_state;
+void *cushim_impl[CUSHIM_NSYMS];
+unsigned char cushim_origin[CUSHIM_NSYMS];
+void *cushim_hidden_real[CUSHIM_NSYMS];
+int cushim_emulating;
+unsigned char cushim_missing_why[CUSHIM_NSYMS];
+int cushim_boot_done;
+
+void cushim_state_source(const struct cushim_source *src)
+{
+	cushim_state.via = src->how;
+	snprintf(cushim_state.path, sizeof cushim_state.path, "%s", src->path);
+}
+
+/* ---- the driver's version, and the one the process sees ---- */
+static int real_driver_version(const struct cushim_source *driver)
+{
+	void *p = NULL;
+	int v = 0;
+	CUresult rc;
+	enum cushim_found f = cushim_source_lookup(driver, CUSHIM_IDX_cuDriverGetVersion, &p);
+
+	if (f != CUSHIM_FOUND || cushim_inside_self(p)) {
+		static const char *const what[] = { "", "not found", "its version not sufficient", "an error" };
+		cushim_log(CUSHIM_LOG_WARN, "cannot find cuDriverGetVersion through %s (%s); the driver's version "
+			   "is unknown", driver->how, f == CUSHIM_FOUND ? "a pointer into cushim itself" : what[f]);
+		return 0;
+	}
+	if ((rc = ((CUresult (*)(int *))p)(&v)) != CUDA_SUCCESS || v <= 0) {
+		cushim_log(CUSHIM_LOG_WARN, "cuDriverGetVersion failed (%d); the driver's version is unknown",
+			   (int)rc);
+		return 0;
+	}
+	return v;
+}
+
+/* The version exports are judged against: the driver's, or CUSHIM_DRIVER_VERSION. */
+int cushim_set_versions(const struct cushim_source *driver)
+{
+	char v[16], w[16];
+	int real = real_driver_version(driver), effective = real ? real : INT_MAX;
+
+	cushim_state.real_driver_version = real;
+	if (cushim_conf.driver_version && real && cushim_conf.driver_version > real) {
+		cushim_log(CUSHIM_LOG_WARN, "CUSHIM_DRIVER_VERSION=%s is above the driver's own CUDA %s; not "
+			   "emulating", cushim_format_version(cushim_conf.driver_version, v),
+			   cushim_format_version(real, w));
+	} else if (cushim_conf.driver_version) {
+		effective = cushim_conf.driver_version;
+		cushim_emulating = 1;
+	}
+	cushim_state.driver_version = effective == INT_MAX ? 0 : effective;
+	return effective;
+}
+
+/* ---- the table ---- */
+void cushim_resolve_table(const struct cushim_source *driver, int effective)
+{
+	int nself = 0;
+	const char *first_self = NULL;
+
+	for (unsigned i = 0; i < CUSHIM_NSYMS; i++) {
+		const struct cushim_sym *s = &cushim_syms[i];
+		void *p = NULL;
+
+		if (s->version > effective)
+			cushim_missing_why[i] = CUSHIM_WHY_NEWER; /* never ask above the driver's own version */
+		else if (cushim_source_lookup(driver, i, &p) != CUSHIM_FOUND)
+			cushim_missing_why[i] = CUSHIM_WHY_ABSENT;
+		else if (cushim_inside_self(p))
+			cushim_missing_why[i] = CUSHIM_WHY_SELF, first_self = nself++ ? first_self : s->name;
+		else if (cushim_hidden_name(s->name))
+			cushim_missing_why[i] = CUSHIM_WHY_HIDDEN, cushim_hidden_real[i] = p; /* to know it when asked for */
+		if (cushim_missing_why[i]) {
+			cushim_state.missing++;
+			continue;
+		}
+		cushim_real[i] = cushim_impl[i] = p;
+		cushim_origin[i] = driver->origin;
+		cushim_state.resolved++;
+	}
+	if (nself)
+		cushim_log(CUSHIM_LOG_WARN, "%d exports through %s point into cushim itself (first: %s; is cushim "
+			   "installed as libcuda.so.1?); treating them as missing", nself, driver->how, first_self);
+}
+
+/* The exports the driver lacks that cushim serves (adapters, its own). */
+void cushim_count_adapted(void)
+{
+	for (unsigned i = 0; i < CUSHIM_NSYMS; i++)
+		if (!cushim_real[i] && cushim_impl[i]) {
+			cushim_state.adapted++;
+			cushim_state.missing--;
+		}
+}
+
+void cushim_state_timed(uint64_t find_ns, uint64_t resolve_ns)
+{
+	cushim_state.find_ns = find_ns;
+	cushim_state.resolve_ns = resolve_ns;
+}
+
+void cushim_state_tracing(int tracing)
+{
+	cushim_state.tracing = tracing;
+}
+
+void cushim_set_booted(void)
+{
+	__atomic_store_n(&cushim_boot_done, 1, __ATOMIC_RELEASE);
+}
+
+/* ---- a runtime, once the driver is initialised ---- */
+/* Ask the runtime for every export the driver gave; take its answer. */
+void cushim_adopt_answers(const struct cushim_source *rt, const struct cushim_source *driver)
+{
+	int same = 0, replaced = 0, kept = 0;
+
+	for (unsigned i = 0; i < CUSHIM_NSYMS; i++) {
+		void *p = NULL, *old = cushim_real[i];
+		if (!old)
+			continue;
+		if (cushim_source_lookup(rt, i, &p) != CUSHIM_FOUND || cushim_inside_self(p)) {
+			kept++; /* the driver's answer stands */
+			continue;
+		}
+		if (p != old) {
+			replaced++;
+			__atomic_store_n(&cushim_real[i], p, __ATOMIC_RELEASE);
+			if (cushim_impl[i] == old)
+				__atomic_store_n(&cushim_impl[i], p, __ATOMIC_RELEASE);
+			if (__atomic_load_n(&cushim_slot[i], __ATOMIC_ACQUIRE) == old)
+				__atomic_store_n(&cushim_slot[i], p, __ATOMIC_RELEASE);
+		} else {
+			same++;
+		}
+		cushim_origin[i] = CUSHIM_FROM_RUNTIME;
+	}
+	cushim_state_source(rt);
+	cushim_log(CUSHIM_LOG_INFO, "driver initialised: %d exports now through %s %s (%d the same functions as "
+		   "the driver's, %d different), %d kept from %s", same + replaced, rt->path, rt->how, same,
+		   replaced, kept, driver->how);
+}

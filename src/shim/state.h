@@ -1,0 +1,64 @@
+/* What the bootstrap found and publishes (state.c): what implements each
+ * export and where it came from, the driver's version and the one the
+ * process sees, why each missing export is missing, and whether the
+ * bootstrap is done.  state.c computes it from the source the bootstrap
+ * (boot.c) opened, through the steps below; the modules that answer calls
+ * only read it. */
+#ifndef CUSHIM_STATE_H
+#define CUSHIM_STATE_H
+#include "table.h"
+
+struct cushim_source; /* boot.h */
+
+/* What implements each export: cushim's own function, the driver's, or NULL
+ * when it is missing; the trace wrappers call through it. */
+extern void *cushim_impl[CUSHIM_NSYMS] CUSHIM_HIDDEN;
+/* Where each export's driver function came from. */
+enum cushim_origin {
+	CUSHIM_FROM_NONE,    /* missing, or served by cushim alone */
+	CUSHIM_FROM_DRIVER,  /* the driver's cuGetProcAddress(_v2) */
+	CUSHIM_FROM_DLSYM,   /* the driver's symbol of that name (no cuGetProcAddress) */
+	CUSHIM_FROM_RUNTIME, /* a runtime's cudaGetDriverEntryPoint(ByVersion) */
+	CUSHIM_NORIGINS
+};
+extern unsigned char cushim_origin[CUSHIM_NSYMS] CUSHIM_HIDDEN;
+/* The driver's function behind each hidden export (CUSHIM_HIDE). */
+extern void *cushim_hidden_real[CUSHIM_NSYMS] CUSHIM_HIDDEN;
+/* CUSHIM_DRIVER_VERSION below the real driver's: answered as that version. */
+extern int cushim_emulating CUSHIM_HIDDEN;
+/* Why each missing export is missing (missing.c says it). */
+enum cushim_why { CUSHIM_WHY_NONE, CUSHIM_WHY_NEWER, CUSHIM_WHY_ABSENT, CUSHIM_WHY_HIDDEN, CUSHIM_WHY_SELF };
+extern unsigned char cushim_missing_why[CUSHIM_NSYMS] CUSHIM_HIDDEN;
+
+/* What the bootstrap found, for the introspection API. */
+struct cushim_state {
+	int driver_version;        /* as the process sees it (emulated if asked) */
+	int real_driver_version;   /* as the driver reports it; 0 if unknown */
+	const char *via;           /* how entry points are asked now: "the driver's cuGetProcAddress_v2", ... */
+	char path[4096];           /* the driver or runtime file asked */
+	int resolved, missing, adapted;
+	int tracing;               /* the slots hold the trace wrappers */
+	uint64_t find_ns, resolve_ns; /* bootstrap: finding the entry points, resolving the table */
+};
+extern struct cushim_state cushim_state CUSHIM_HIDDEN;
+
+/* Has the bootstrap run?  Once it has, the slots and all the above hold. */
+extern int cushim_boot_done CUSHIM_HIDDEN;
+static inline int cushim_booted(void)
+{
+	return __atomic_load_n(&cushim_boot_done, __ATOMIC_ACQUIRE);
+}
+
+/* The bootstrap's steps (boot.c calls them, in this order). */
+void cushim_state_source(const struct cushim_source *src) CUSHIM_HIDDEN; /* asked now: via and path */
+/* The driver's version and the one the process sees; returns the version
+ * exports are judged against (INT_MAX when the driver's is unknown). */
+int cushim_set_versions(const struct cushim_source *driver) CUSHIM_HIDDEN;
+void cushim_resolve_table(const struct cushim_source *driver, int effective) CUSHIM_HIDDEN;
+void cushim_count_adapted(void) CUSHIM_HIDDEN; /* once the adapters are installed */
+void cushim_state_timed(uint64_t find_ns, uint64_t resolve_ns) CUSHIM_HIDDEN;
+void cushim_state_tracing(int tracing) CUSHIM_HIDDEN;
+void cushim_set_booted(void) CUSHIM_HIDDEN;
+/* Once the driver is initialised: a runtime's answers replace the driver's. */
+void cushim_adopt_answers(const struct cushim_source *rt, const struct cushim_source *driver) CUSHIM_HIDDEN;
+#endif
