@@ -18,14 +18,16 @@ version=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$top_builddir/conf
 src=$T/cushim-$version
 mkdir -p "$src"
 
-# The tree as it is here (a git checkout: tracked and new files; a release
-# tarball: all of it), made a git repository of its own to see what the
-# build leaves behind.  A tarball unpacked inside some other checkout (make
-# distcheck in a clone) is a tarball: only a source tree that is the top of
-# its own work tree is read through git.
+# The tree as it is here (a git checkout: the files git tracks, as they are
+# in the working tree, so that what a build in the source tree left there
+# stays out; a release tarball: all of it), made a git repository of its own
+# to see what the build leaves behind.  A tarball unpacked inside some
+# other checkout (make distcheck in a clone) is a tarball: only a source
+# tree that is the top of its own work tree is read through git.
 toplevel=$(git -C "$top_srcdir" rev-parse --show-toplevel 2>/dev/null) || toplevel=
 if [ -n "$toplevel" ] && [ "$(realpath "$toplevel")" = "$(realpath "$top_srcdir")" ]; then
-	(cd "$top_srcdir" && git ls-files -co --exclude-standard | tar -cf - -T -) | tar -xf - -C "$src" || exit 99
+	(cd "$top_srcdir" && git ls-files -d >"$T/deleted" && git ls-files -c | grep -vxF -f "$T/deleted" |
+		tar -cf - -T -) | tar -xf - -C "$src" || exit 99
 	git -C "$src" init -q && git -C "$src" add -A &&
 		git -C "$src" -c user.name=test -c user.email=test@invalid commit -qm tree || exit 99
 	gitcheck=1
