@@ -609,6 +609,6 @@ void cushim_adapt_install(int enabled)
 			continue;
 		if (!cushim_impl[i])
 			cushim_log(CUSHIM_LOG_INFO, "%s is served by %s when %s", a->name, a->older, a->condition);
-		cushim_impl[i] = cushim_adapter_for((unsigned)i);
+		cushim_set_impl((unsigned)i, cushim_adapter_for((unsigned)i));
 	}
 }

@@ -100,7 +100,7 @@ static void install_overrides(int tracing)
 		const struct override *o = &overrides[k];
 		if (cushim_real[o->idx] && (o->when == ALWAYS || (o->when == EMULATING && cushim_emulating) ||
 					     (o->when == WATCHING && watching)))
-			cushim_impl[o->idx] = o->fn;
+			cushim_set_impl(o->idx, o->fn);
 	}
 	cushim_adapt_install(1);
 	cushim_module_install();

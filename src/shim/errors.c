@@ -2,7 +2,7 @@
  * cuGetErrorName/cuGetErrorString still answer on a driver that predates a code
  * (an 11.4 driver does not know CUSHIM_NEWER_DRIVER). */
 #include "table.h"
-#include "slots.h"
+#include "state.h"
 #include "errors.h"
 #include "enums.h"
 

@@ -195,5 +195,5 @@ void cushim_runtime_gate_install(void)
 	if (!cushim_impl[i] || answer)
 		return;
 	answer = cushim_impl[i];
-	cushim_impl[i] = (void *)gate_cuDriverGetVersion;
+	cushim_set_impl(i, (void *)gate_cuDriverGetVersion);
 }

@@ -114,12 +114,10 @@ static int route_through(const struct object *x, const char **first)
 		if (!object_of(p, &o) || o.base != x->base)
 			continue;
 		if (!cushim_real[i]) { /* hidden: known by what a lookup answers */
-			cushim_hidden_real[i] = p;
+			cushim_set_hidden_real(i, p);
 			continue;
 		}
-		if (cushim_impl[i] == cushim_real[i])
-			cushim_impl[i] = p;
-		cushim_real[i] = p;
+		cushim_reroute(i, p);
 		if (!n++)
 			*first = cushim_syms[i].name;
 	}

@@ -1,13 +1,12 @@
-/* The slots the exported stubs jump through (cushim-stubs.S, stubs.c), what
- * the driver gave, and the bootstrap that fills them (boot.c).  What
+/* The slots the exported stubs jump through (cushim-stubs.S, stubs.c) and
+ * the bootstrap that fills them (boot.c).  What the driver gave, what
  * implements each export, and the rest the bootstrap found, is state.h's. */
 #ifndef CUSHIM_SLOTS_H
 #define CUSHIM_SLOTS_H
 #include "table.h"
 
-/* What each exported stub calls (NULL until resolved), and what the driver gave. */
+/* What each exported stub calls (NULL until resolved). */
 extern void *cushim_slot[CUSHIM_NSYMS] CUSHIM_HIDDEN;
-extern void *cushim_real[CUSHIM_NSYMS] CUSHIM_HIDDEN;
 extern void *const cushim_stub[CUSHIM_NSYMS] CUSHIM_HIDDEN;   /* the exported stubs */
 extern void *const cushim_tracer[CUSHIM_NSYMS] CUSHIM_HIDDEN; /* their trace wrappers */
 void *cushim_resolve(unsigned i) CUSHIM_HIDDEN;

@@ -14,12 +14,30 @@
 #include <stdio.h>
 
 struct cushim_state cushim_state;
+void *cushim_real[CUSHIM_NSYMS];
 void *cushim_impl[CUSHIM_NSYMS];
 unsigned char cushim_origin[CUSHIM_NSYMS];
 void *cushim_hidden_real[CUSHIM_NSYMS];
 int cushim_emulating;
 unsigned char cushim_missing_why[CUSHIM_NSYMS];
 int cushim_boot_done;
+
+void cushim_set_impl(unsigned i, void *fn)
+{
+	cushim_impl[i] = fn;
+}
+
+void cushim_reroute(unsigned i, void *fn)
+{
+	if (cushim_impl[i] == cushim_real[i])
+		cushim_impl[i] = fn;
+	cushim_real[i] = fn;
+}
+
+void cushim_set_hidden_real(unsigned i, void *fn)
+{
+	cushim_hidden_real[i] = fn;
+}
 
 void cushim_state_source(const struct cushim_source *src)
 {

@@ -10,9 +10,19 @@
 
 struct cushim_source; /* boot.h */
 
-/* What implements each export: cushim's own function, the driver's, or NULL
- * when it is missing; the trace wrappers call through it. */
+/* What the driver gave for each export (NULL: missing), and what implements
+ * each: cushim's own function, the driver's, or NULL when it is missing; the
+ * trace wrappers call through it.  state.c alone writes them: the modules
+ * that install their own answers do it through the setters below. */
+extern void *cushim_real[CUSHIM_NSYMS] CUSHIM_HIDDEN;
 extern void *cushim_impl[CUSHIM_NSYMS] CUSHIM_HIDDEN;
+/* Export i is implemented by fn, cushim's own (an adapter, an override). */
+void cushim_set_impl(unsigned i, void *fn) CUSHIM_HIDDEN;
+/* Export i's driver function is reached through fn (another preloaded
+ * library's, in front of the driver): what called the driver calls fn. */
+void cushim_reroute(unsigned i, void *fn) CUSHIM_HIDDEN;
+/* The driver's function behind hidden export i is fn. */
+void cushim_set_hidden_real(unsigned i, void *fn) CUSHIM_HIDDEN;
 /* Where each export's driver function came from. */
 enum cushim_origin {
 	CUSHIM_FROM_NONE,    /* missing, or served by cushim alone */

@@ -3,12 +3,9 @@
  * through cushim_slot[], whatever its arguments, and each slot starts at a
  * first-call entry that saves the argument registers, runs cushim_resolve()
  * and jumps to what it returns.  The .S also holds cushim_slot[] and
- * cushim_stub[]; this file holds what the driver gave, and the slot load of
- * a ThreadSanitizer build. */
+ * cushim_stub[]; this file holds the slot load of a ThreadSanitizer build. */
 #include "table.h"
 #include "slots.h"
-
-void *cushim_real[CUSHIM_NSYMS];
 
 /* Under ThreadSanitizer the stubs load their slot here, where the sanitizer
  * sees the acquire that pairs with the bootstrap's release store (in the
