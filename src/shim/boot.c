@@ -155,6 +155,7 @@ static void bootstrap(void)
 	clock_gettime(CLOCK_MONOTONIC, &t2);
 	cushim_state_timed(ns_between(&t0, &t1), ns_between(&t1, &t2));
 	publish(tracing);
+	cushim_fork_warm();
 	cushim_log(CUSHIM_LOG_INFO, "driver CUDA %s%s%s; %d of %d exports resolved, %d served by adapters, "
 		   "%d missing", cushim_state.real_driver_version ?
 		   cushim_format_version(cushim_state.real_driver_version, v) : "unknown",
@@ -216,12 +217,14 @@ static void cushim_prefork(void)
 	cushim_fork_prepare();
 	pthread_mutex_lock(&boot_lock);
 	pthread_mutex_lock(&adopt_lock);
+	cushim_fork_lock();
 	cushim_trace_prefork();
 }
 
 static void cushim_postfork_parent(void)
 {
 	cushim_trace_postfork(0);
+	cushim_fork_unlock();
 	pthread_mutex_unlock(&adopt_lock);
 	pthread_mutex_unlock(&boot_lock);
 }
@@ -244,6 +247,7 @@ static void cushim_postfork_child(void)
 	cushim_trace_postfork(1);
 	if (cushim_fork_child())
 		watch_child();
+	cushim_fork_unlock();
 	pthread_mutex_unlock(&adopt_lock);
 	pthread_mutex_unlock(&boot_lock);
 }

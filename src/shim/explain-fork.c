@@ -5,7 +5,17 @@
  * if a child ever fails).  In a child of such a process the fork handler
  * (boot.c) sends the calls through the trace wrappers, whose failed calls
  * reach cushim_trace_call and so cushim_fork_failed: nothing is added to any
- * call of a process that did not fork after initialising CUDA. */
+ * call of a process that did not fork after initialising CUDA.
+ *
+ * The record (who initialised CUDA, from where) is whole at every fork: it
+ * is written under record_lock, which the fork handler holds across fork.
+ * The child never calls dlopen: a fork while another thread of the parent
+ * was inside dlopen leaves the loader's list half-changed, and glibc's
+ * dlopen in such a child aborts ("_dl_open: Assertion ... RT_CONSISTENT").
+ * What needs dlopen (which runtime is loaded) is found in the parent.  One
+ * window stays: a fork in the instant between the driver's cuInit returning
+ * and the record being taken finds the driver initialised and no record,
+ * and that child names "a call cushim did not see". */
 #include "table.h"
 #include "slots.h"
 #include "explain.h"
@@ -15,6 +25,7 @@
 #include <errno.h>
 #include <execinfo.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,16 +36,34 @@ int cushim_fork_watch;
 static pid_t init_pid;      /* the process whose cuInit succeeded first */
 static void *frames[NFRAMES];
 static int nframes;
+static char unseen_text[512]; /* how, when a call cushim did not see initialised CUDA */
+static pthread_mutex_t record_lock = PTHREAD_MUTEX_INITIALIZER;
 static pid_t forked_from;
 static int said;
 
+static void unseen(char *buf, size_t size);
+
+/* In the bootstrap: backtrace(3) loads the unwinder (a dlopen) on its first
+ * call; done here, under the bootstrap's lock, the record below never opens
+ * a library, so it may hold record_lock, and no fork splits that dlopen. */
+void cushim_fork_warm(void)
+{
+	void *f[1];
+	backtrace(f, 1);
+}
+
 void cushim_fork_initialised(void)
 {
-	pid_t me = getpid(), was = __atomic_load_n(&init_pid, __ATOMIC_ACQUIRE);
+	pid_t me = getpid();
 
-	if (was == me || !__atomic_compare_exchange_n(&init_pid, &was, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&init_pid, __ATOMIC_ACQUIRE) == me)
 		return;
-	nframes = backtrace(frames, NFRAMES);
+	pthread_mutex_lock(&record_lock);
+	if (init_pid != me) {
+		nframes = backtrace(frames, NFRAMES);
+		__atomic_store_n(&init_pid, me, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&record_lock);
 }
 
 /* Before fork, in a process whose own cuInit cushim did not see (a runtime
@@ -44,14 +73,32 @@ void cushim_fork_prepare(void)
 {
 	int n = 0;
 	void *f;
+	char how[sizeof unseen_text];
 	pid_t me = getpid();
 
 	/* (the slots are read only once the bootstrap is known to be done) */
 	if (cushim_fork_watch || !cushim_booted() || __atomic_load_n(&init_pid, __ATOMIC_ACQUIRE) == me ||
 	    !(f = cushim_real[CUSHIM_IDX_cuDeviceGetCount]) || ((CUresult (CUDAAPI *)(int *))f)(&n) != CUDA_SUCCESS)
 		return;
-	nframes = 0; /* initialised by a call cushim did not see */
-	__atomic_store_n(&init_pid, me, __ATOMIC_RELEASE);
+	unseen(how, sizeof how); /* here, with no lock held: it calls dlopen */
+	pthread_mutex_lock(&record_lock);
+	if (init_pid != me) {
+		nframes = 0; /* initialised by a call cushim did not see */
+		memcpy(unseen_text, how, sizeof how);
+		__atomic_store_n(&init_pid, me, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&record_lock);
+}
+
+/* Held across fork (boot.c's handlers), after the bootstrap's locks. */
+void cushim_fork_lock(void)
+{
+	pthread_mutex_lock(&record_lock);
+}
+
+void cushim_fork_unlock(void)
+{
+	pthread_mutex_unlock(&record_lock);
 }
 
 /* In the child after fork: does it start watching its calls?  (The fork
@@ -114,7 +161,7 @@ static void where(char *buf, size_t size)
 		shown++;
 	}
 	if (!shown)
-		unseen(buf, size);
+		snprintf(buf, size, "%s", unseen_text[0] ? unseen_text : "a call cushim did not see");
 }
 
 void cushim_fork_failed(unsigned i)
