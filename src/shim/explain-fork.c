@@ -43,13 +43,19 @@ static int said;
 
 static void unseen(char *buf, size_t size);
 
-/* In the bootstrap: backtrace(3) loads the unwinder (a dlopen) on its first
- * call; done here, under the bootstrap's lock, the record below never opens
- * a library, so it may hold record_lock, and no fork splits that dlopen. */
+/* Before the program's cuInit reaches the driver: backtrace(3) loads the
+ * unwinder (a dlopen) on its first call.  Done here, the record below never
+ * opens a library, so it may hold record_lock, and it follows the driver's
+ * answer by microseconds. */
 void cushim_fork_warm(void)
 {
+	static int warm;
 	void *f[1];
-	backtrace(f, 1);
+
+	if (!__atomic_load_n(&warm, __ATOMIC_ACQUIRE)) {
+		backtrace(f, 1);
+		__atomic_store_n(&warm, 1, __ATOMIC_RELEASE);
+	}
 }
 
 void cushim_fork_initialised(void)
