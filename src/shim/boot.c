@@ -58,7 +58,6 @@ void cushim_adopt_runtime(void)
 
 static CUresult CUDAAPI own_cuInit(unsigned int flags)
 {
-	cushim_fork_warm();
 	CUresult r = ((CUresult (CUDAAPI *)(unsigned int))cushim_real[CUSHIM_IDX_cuInit])(flags);
 	if (r == CUDA_SUCCESS) {
 		cushim_fork_initialised(); /* where, for a forked child's failure (explain-fork.c) */
@@ -156,6 +155,7 @@ static void bootstrap(void)
 	clock_gettime(CLOCK_MONOTONIC, &t2);
 	cushim_state_timed(ns_between(&t0, &t1), ns_between(&t1, &t2));
 	publish(tracing);
+	cushim_fork_warm();
 	cushim_log(CUSHIM_LOG_INFO, "driver CUDA %s%s%s; %d of %d exports resolved, %d served by adapters, "
 		   "%d missing", cushim_state.real_driver_version ?
 		   cushim_format_version(cushim_state.real_driver_version, v) : "unknown",

@@ -43,19 +43,13 @@ static int said;
 
 static void unseen(char *buf, size_t size);
 
-/* Before the program's cuInit reaches the driver: backtrace(3) loads the
- * unwinder (a dlopen) on its first call.  Done here, the record below never
- * opens a library, so it may hold record_lock, and it follows the driver's
- * answer by microseconds. */
+/* In the bootstrap: backtrace(3) loads the unwinder (a dlopen) on its first
+ * call; done here, under the bootstrap's lock, the record below never opens
+ * a library, so it may hold record_lock, and no fork splits that dlopen. */
 void cushim_fork_warm(void)
 {
-	static int warm;
 	void *f[1];
-
-	if (!__atomic_load_n(&warm, __ATOMIC_ACQUIRE)) {
-		backtrace(f, 1);
-		__atomic_store_n(&warm, 1, __ATOMIC_RELEASE);
-	}
+	backtrace(f, 1);
 }
 
 void cushim_fork_initialised(void)

@@ -26,7 +26,7 @@ size_t cushim_json_escape(char *buf, size_t size, const char *s) CUSHIM_HIDDEN;
 /* explain-fork.c */
 extern int cushim_fork_watch CUSHIM_HIDDEN; /* a forked child of a process that initialised CUDA */
 void cushim_fork_initialised(void) CUSHIM_HIDDEN; /* the program's cuInit succeeded */
-void cushim_fork_warm(void) CUSHIM_HIDDEN;        /* before cuInit: the unwinder loaded */
+void cushim_fork_warm(void) CUSHIM_HIDDEN;        /* in the bootstrap: the unwinder loaded */
 void cushim_fork_prepare(void) CUSHIM_HIDDEN;     /* before fork, before any lock */
 void cushim_fork_lock(void) CUSHIM_HIDDEN;        /* across fork: the record whole */
 void cushim_fork_unlock(void) CUSHIM_HIDDEN;
