@@ -32,14 +32,28 @@ static int soname_version(const char *name, int *major_only)
 	return major * 1000 + (minor >= 0 && minor <= 9 ? minor * 10 : 0);
 }
 
-/* Calls fn on each allocated, non-executable section with contents. */
+/* GPU code: nvcc's fatbins (.nv_fatbin; __nv_relfatbin in objects built
+ * with -rdc).  Most of a large library's bytes, and none of its host data. */
+static int gpu_code_section(Elf *elf, size_t shstrndx, const GElf_Shdr *sh)
+{
+	const char *name = elf_strptr(elf, shstrndx, sh->sh_name);
+	return name && (strcmp(name, ".nv_fatbin") == 0 || strcmp(name, "__nv_relfatbin") == 0);
+}
+
+/* Calls fn on each allocated, non-executable section with contents, GPU
+ * code aside: the marks searched for are the host's (a PTX image's
+ * "release 12.8" comment is the compiler's, not a runtime's), and the pages
+ * of the fatbins are never touched. */
 void cli_each_data(Elf *elf, cli_data_fn fn, void *arg)
 {
+	size_t shstrndx = 0;
+	int named = elf_getshdrstrndx(elf, &shstrndx) == 0;
 	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
 		GElf_Shdr sh;
 		Elf_Data *d;
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_ALLOC) ||
-		    (sh.sh_flags & SHF_EXECINSTR) || !(d = elf_rawdata(scn, NULL)) || !d->d_buf)
+		    (sh.sh_flags & SHF_EXECINSTR) || (named && gpu_code_section(elf, shstrndx, &sh)) ||
+		    !(d = elf_rawdata(scn, NULL)) || !d->d_buf)
 			continue;
 		fn(d->d_buf, d->d_size, arg);
 	}
