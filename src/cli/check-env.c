@@ -58,9 +58,9 @@ static void reason(const struct result *r, const struct opts *o, char *buf, size
 	if (r->nunfound)
 		snprintf(buf, size, "it needs %s, which nothing in the tree or the system provides", r->unfound[0]);
 	else if (r->v.blocked[BY_RUNTIME])
-		snprintf(buf, size, "its CUDA %s runtime (%s) refuses drivers older than %s", cli_version(r->rt.version),
-			 r->rt.linkage == RT_STATIC ? "linked statically" : "carried", check_driver_name(r->v.runtime_need,
-			 d, sizeof d));
+		snprintf(buf, size, "its CUDA %s%s runtime (%s) refuses drivers older than %s", cli_version(r->rt.version),
+			 r->rt.at_least ? " (or later)" : "", r->rt.linkage == RT_STATIC ? "linked statically" : "carried",
+			 check_driver_name(r->v.runtime_need, d, sizeof d));
 	else if (r->v.blocked[BY_GPU_CODE])
 		snprintf(buf, size, "its GPU code has nothing %s can run", o->ngpus ? "the GPU asked for" : "a GPU");
 	else

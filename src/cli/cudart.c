@@ -12,6 +12,7 @@
 #include "cudart.h"
 #include "table.h"
 #include "rtmarks.h"
+#include "fatbin.h"
 #include <ctype.h>
 #include <gelf.h>
 #include <limits.h>
@@ -42,8 +43,8 @@ static int gpu_code_section(Elf *elf, size_t shstrndx, const GElf_Shdr *sh)
 
 /* Calls fn on each allocated, non-executable section with contents, GPU
  * code aside: the marks searched for are the host's (a PTX image's
- * "release 12.8" comment is the compiler's, not a runtime's), and the pages
- * of the fatbins are never touched. */
+ * "release 12.8" comment is its compiler's), and the pages of the fatbins,
+ * most of a large library, are not read whole. */
 void cli_each_data(Elf *elf, cli_data_fn fn, void *arg)
 {
 	size_t shstrndx = 0;
@@ -159,8 +160,37 @@ static void self_runtime(const struct cli_runtime_in *in, struct cli_runtime *rt
 	snprintf(rt->from, sizeof rt->from, "its soname %s", in->soname);
 }
 
+/* The compiler's release line ("Cuda compilation tools, release 13.0") near
+ * the start of each GPU image: nvcc writes it into the images it builds,
+ * and links its own toolkit's static runtime beside them. */
+#define IMAGE_HEAD 4096
+
+static void find_release_in_head(const unsigned char *p, size_t n, void *arg)
+{
+	struct marks *m = arg;
+	rt_find_release(p, n, &m->release, m->release_text, sizeof m->release_text);
+}
+
+static void gpu_code_release(Elf *elf, struct marks *m)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS && gpu_code_section(elf, shstrndx, &sh) &&
+		    (d = elf_rawdata(scn, NULL)) && d->d_buf)
+			fb_each_head(d->d_buf, d->d_size, IMAGE_HEAD, find_release_in_head, m);
+	}
+}
+
+/* The release: the host's own marks, else the line of the compiler that
+ * built the GPU code linked with it; and the newest driver function named. */
 static void static_version(Elf *elf, struct marks *m, struct cli_runtime *rt)
 {
+	if (!m->release)
+		gpu_code_release(elf, m);
 	cli_each_data(elf, find_names, m);
 	size_t len = strlen(rt->from);
 	rt->version = m->release > m->names ? m->release : m->names;

@@ -219,6 +219,33 @@ int fb_read_region(const unsigned char *p, size_t n, uint64_t base, struct fb_li
 	return 0;
 }
 
+void fb_each_head(const unsigned char *p, size_t n, size_t head, fb_head_fn *fn, void *arg)
+{
+	size_t at = 0;
+	while (at < n) {
+		if (p[at] == 0) { /* padding between fatbins */
+			at++;
+			continue;
+		}
+		uint64_t hsize = n - at >= FB_HEADER ? fb_le(p + at + 6, 2) : 0, size = hsize ? fb_le(p + at + 8, 8) : 0;
+		if (!hsize || fb_le(p + at, 4) != FB_MAGIC || hsize < FB_HEADER || hsize > n - at ||
+		    size > n - at - hsize)
+			return;
+		for (size_t e = at + (size_t)hsize, end = e + (size_t)size; e < end;) {
+			if (end - e < FB_ENTRY)
+				return;
+			uint64_t ehsize = fb_le(p + e + 4, 4), esize = fb_le(p + e + 8, 8);
+			if (ehsize < FB_ENTRY || ehsize > end - e || esize > end - e - ehsize)
+				return;
+			uint64_t whole = ehsize + esize, flags = fb_le(p + e + 40, 8);
+			if (!(flags & (FB_FLAG_LZ4 | FB_FLAG_ZSTD)) && fb_le(p + e + 16, 4) == 0)
+				fn(p + e, (size_t)(whole < head ? whole : head), arg);
+			e += (size_t)whole;
+		}
+		at += (size_t)(hsize + size);
+	}
+}
+
 const char *fb_method_name(int method)
 {
 	return method == FB_LZ4 ? "LZ4" : method == FB_ZSTD ? "zstd" : "a method the header does not name";

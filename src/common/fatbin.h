@@ -45,6 +45,13 @@ int fb_read_one(const unsigned char *p, size_t n, uint64_t base, struct fb_list 
  * to out.  0, or -1 with why. */
 int fb_read_cubin(const unsigned char *p, size_t n, struct fb_list *out, char *why, size_t whysize);
 void fb_free(struct fb_list *l);
+/* Calls fn on the start of each image stored uncompressed in the fatbins
+ * laid one after another in p[0..n): its header and its first bytes, at
+ * most `head` in all (a compressed image's bytes are not its text).  Walks
+ * as far as the layout holds (a reader of marks, not a judge: fb_read_region
+ * says what is wrong). */
+typedef void fb_head_fn(const unsigned char *p, size_t n, void *arg);
+void fb_each_head(const unsigned char *p, size_t n, size_t head, fb_head_fn *fn, void *arg);
 /* A little-endian number of 2, 4 or 8 bytes. */
 uint64_t fb_le(const unsigned char *p, int bytes);
 /* "sm_90a", "compute_100f", "kind 64 for arch 90". */

@@ -1,8 +1,10 @@
 #!/bin/sh
 # cushim check reads a statically linked runtime's release from the host's
-# data, never from the GPU code: fatbin-marks-app carries the 13.0 runtime's
-# marks in .rodata and, in .nv_fatbin, PTX whose comment says "release 99.9"
-# (as PTX from another toolkit does).  The PTX itself is still read.
+# own marks first: fatbin-marks-app carries the 13.0 runtime's marks in
+# .rodata and, in .nv_fatbin, PTX whose comment says "release 99.9" (as PTX
+# from another toolkit does).  The compiler's line in GPU code serves only
+# where the host has none (check-cuda.sh: nvcc's static programs).  The PTX
+# itself is still read.
 . "$top_srcdir/tests/harness/defs.sh"
 prog=$top_builddir/tests/cli/fatbin-marks-app
 

@@ -2,7 +2,7 @@
  * its marks go (the runtime's error text and nvcc's release line), and GPU
  * code in .nv_fatbin whose PTX another toolkit wrote: its comment says
  * "release 99.9".  cushim check takes the runtime's release from the host's
- * data alone (tests/cli/check-host-marks.sh). */
+ * own marks first (tests/cli/check-host-marks.sh). */
 #include <stdint.h>
 
 __attribute__((used)) static const char runtime_marks[] =
