@@ -21,10 +21,11 @@ UNCHECKED static const unsigned char *find(const unsigned char *p, size_t n, con
 	return NULL;
 }
 
+/* One line of text: up to a NUL (host data) or a line's end (PTX). */
 UNCHECKED static void copy_text(char *to, size_t size, const unsigned char *from, size_t left)
 {
 	size_t k = 0;
-	while (k + 1 < size && k < left && from[k])
+	while (k + 1 < size && k < left && from[k] && from[k] != '\n' && from[k] != '\r')
 		to[k] = (char)from[k], k++;
 	if (size)
 		to[k] = '\0';

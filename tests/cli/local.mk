@@ -2,10 +2,14 @@
 # cuda13-app: built against the 13.0 headers and the toolkit's stub libcuda.so
 # (a cross build without the target's stubs: the fake 13.0 driver); read by
 # `cushim check`, never run by these tests.  driver-only-app: a program on
-# the driver API alone, built the same way.  fatbin-marks-app: a static
-# runtime's marks beside GPU code from another toolkit.
-check_PROGRAMS += tests/cli/cuda13-app tests/cli/driver-only-app tests/cli/fatbin-marks-app
+# the driver API alone, built the same way.  fatbin-marks-app and
+# fatbin-release-app: a static runtime's marks beside GPU code, its release
+# in the host's data or in the GPU code alone.
+check_PROGRAMS += tests/cli/cuda13-app tests/cli/driver-only-app tests/cli/fatbin-marks-app \
+	tests/cli/fatbin-release-app
 tests_cli_fatbin_marks_app_SOURCES = tests/cli/fatbin-marks-app.c
+tests_cli_fatbin_release_app_SOURCES = tests/cli/fatbin-marks-app.c
+tests_cli_fatbin_release_app_CPPFLAGS = $(AM_CPPFLAGS) -DGPU_RELEASE_ONLY
 tests_cli_cuda13_app_SOURCES = tests/cli/cuda13-app.c
 tests_cli_cuda13_app_LDFLAGS = $(CUDA_STUBS_LDFLAGS)
 tests_cli_cuda13_app_LDADD = -lcuda
@@ -20,7 +24,7 @@ CLI_TESTS = tests/cli/check-imports.sh tests/cli/check-errors.sh tests/cli/run.s
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/cli/kernel.cu tests/cli/drvrt.cu tests/cli/vadd.cu
 tests/cli/check-cuda.log: tests/cli/driver-only-app$(EXEEXT)
-tests/cli/check-host-marks.log: tests/cli/fatbin-marks-app$(EXEEXT)
+tests/cli/check-host-marks.log: tests/cli/fatbin-marks-app$(EXEEXT) tests/cli/fatbin-release-app$(EXEEXT)
 # The scripts need the command and the library (both in `all`).
 $(CLI_TESTS:.sh=.log): cushim$(EXEEXT) libcushim.la tests/cli/cuda13-app$(EXEEXT)
 # The fake drivers of tests/fake (the test skips when they are not there).
