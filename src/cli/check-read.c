@@ -252,12 +252,12 @@ static int read_sections(struct result *r, Elf *elf, const GElf_Ehdr *eh, off_t 
 }
 
 /* The CUDA runtime and the GPU code of a readable file. */
-static void read_cuda(struct result *r, Elf *elf, const char *path)
+static void read_cuda(struct result *r, Elf *elf, int mapped, const char *path)
 {
 	struct cli_runtime_in in = { path, r->needed, r->nneeded, r->soname };
 	cli_runtime_detect(elf, &in, &r->rt);
 	cli_jit_detect(elf, path, r->soname, &r->jit);
-	cli_gpucode_read(elf, &r->gpu);
+	cli_gpucode_read(elf, mapped, &r->gpu);
 }
 
 /* The file is mapped, not read: only the pages of the sections that matter
@@ -275,11 +275,11 @@ static void no_readahead(Elf *elf)
 	madvise((void *)start, size + ((uintptr_t)p - start), MADV_RANDOM);
 }
 
-static void read_opened(struct result *r, Elf *elf, off_t size, const char *path)
+static void read_opened(struct result *r, Elf *elf, int mapped, off_t size, const char *path)
 {
 	GElf_Ehdr eh;
 	if (usable_elf(r, elf, &eh) && whole_elf(r, elf, &eh, size) && read_sections(r, elf, &eh, size) == 0)
-		read_cuda(r, elf, path);
+		read_cuda(r, elf, mapped, path);
 }
 
 static void read_elf(struct result *r, int fd, const struct stat *st, const char *path)
@@ -290,7 +290,7 @@ static void read_elf(struct result *r, int fd, const struct stat *st, const char
 		return;
 	}
 	no_readahead(elf);
-	read_opened(r, elf, st->st_size, path);
+	read_opened(r, elf, 1, st->st_size, path);
 	elf_end(elf);
 }
 
@@ -317,7 +317,7 @@ void check_read_memory(struct result *r, unsigned char *p, size_t n, const char 
 		set_error(r, "cannot be read as ELF: %s", elf_errmsg(-1));
 		return;
 	}
-	read_opened(r, elf, (off_t)n, name);
+	read_opened(r, elf, 0, (off_t)n, name);
 	elf_end(elf);
 }
 

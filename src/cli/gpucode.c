@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define WRAPPER_SIZE 24
 
@@ -145,13 +147,36 @@ out:
 	free(ptrs);
 }
 
-void cli_gpucode_read(Elf *elf, struct cli_gpucode *g)
+/* The pages of a mapped file read already, given back every LET_GO bytes:
+ * the kernel maps the pages around each one touched, so a fatbin section
+ * read whole would stay resident, as large as the file's GPU code. */
+#define LET_GO (16u << 20)
+struct behind {
+	uintptr_t from; /* the first page not given back */
+	uintptr_t page;
+};
+
+static void let_go(const unsigned char *next, void *arg)
+{
+	struct behind *b = arg;
+	uintptr_t upto = (uintptr_t)next & ~(b->page - 1);
+	if (upto >= b->from + LET_GO) {
+		madvise((void *)b->from, upto - b->from, MADV_DONTNEED);
+		b->from = upto;
+	}
+}
+
+void cli_gpucode_read(Elf *elf, int mapped, struct cli_gpucode *g)
 {
 	struct region fatbin = { 0 }, seg = { 0 };
+	long page = sysconf(_SC_PAGESIZE);
 	char why[400];
 	memset(g, 0, sizeof *g);
 	find_sections(elf, &fatbin, &seg);
-	if (fatbin.found && fb_read_region(fatbin.p, fatbin.n, 0, &g->list, why, sizeof why) != 0) {
+	struct behind b = { ((uintptr_t)fatbin.p + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1), (uintptr_t)page };
+	int by_page = mapped && page > 0 && fatbin.found;
+	if (fatbin.found && fb_read_region_by(fatbin.p, fatbin.n, 0, &g->list, by_page ? let_go : NULL, &b, why,
+					      sizeof why) != 0) {
 		snprintf(g->error, sizeof g->error, ".nv_fatbin: %s", why);
 		return;
 	}

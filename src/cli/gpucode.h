@@ -15,8 +15,10 @@ struct cli_gpucode {
 };
 
 /* The fatbins of a host ELF file: the .nv_fatbin section, and those the
- * wrappers in .nvFatBinSegment register from elsewhere. */
-void cli_gpucode_read(Elf *elf, struct cli_gpucode *g);
+ * wrappers in .nvFatBinSegment register from elsewhere.  mapped: elf reads
+ * a file mapped read-only (elf_begin, ELF_C_READ_MMAP), whose pages read
+ * already may be given back; never bytes the caller owns (elf_memory). */
+void cli_gpucode_read(Elf *elf, int mapped, struct cli_gpucode *g);
 /* The fatbins of a .fatbin file (which begins with the fatbin magic). */
 void cli_gpucode_read_raw(const unsigned char *p, size_t n, struct cli_gpucode *g);
 void cli_gpucode_free(struct cli_gpucode *g);

@@ -203,8 +203,8 @@ int fb_read_one(const unsigned char *p, size_t n, uint64_t base, struct fb_list 
 	return 0;
 }
 
-int fb_read_region(const unsigned char *p, size_t n, uint64_t base, struct fb_list *out, char *why,
-		   size_t whysize)
+int fb_read_region_by(const unsigned char *p, size_t n, uint64_t base, struct fb_list *out, fb_done_fn *done,
+		      void *arg, char *why, size_t whysize)
 {
 	size_t at = 0, used;
 	while (at < n) {
@@ -215,8 +215,16 @@ int fb_read_region(const unsigned char *p, size_t n, uint64_t base, struct fb_li
 		if (fb_read_one(p + at, n - at, base + at, out, &used, why, whysize) != 0)
 			return -1;
 		at += used;
+		if (done)
+			done(p + at, arg);
 	}
 	return 0;
+}
+
+int fb_read_region(const unsigned char *p, size_t n, uint64_t base, struct fb_list *out, char *why,
+		   size_t whysize)
+{
+	return fb_read_region_by(p, n, base, out, NULL, NULL, why, whysize);
 }
 
 void fb_each_head(const unsigned char *p, size_t n, size_t head, fb_head_fn *fn, void *arg)

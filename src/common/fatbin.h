@@ -37,6 +37,11 @@ struct fb_list {
  * relative to `base`). */
 int fb_read_region(const unsigned char *p, size_t n, uint64_t base, struct fb_list *out, char *why,
 		   size_t whysize);
+/* fb_read_region, calling done with where the next fatbin begins after each
+ * one is read: the reader of a mapped file lets go of the pages behind. */
+typedef void fb_done_fn(const unsigned char *next, void *arg);
+int fb_read_region_by(const unsigned char *p, size_t n, uint64_t base, struct fb_list *out, fb_done_fn *done,
+		      void *arg, char *why, size_t whysize);
 /* One fatbin at p (n bytes available): its images are added to out and its
  * size is left in used.  0, or -1 with why. */
 int fb_read_one(const unsigned char *p, size_t n, uint64_t base, struct fb_list *out, size_t *used,

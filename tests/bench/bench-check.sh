@@ -1,6 +1,7 @@
 #!/bin/sh
 # make bench-check: how fast cushim check judges a whole environment, in
-# files per second and MB of judged files per second.  The tree: BENCH_TREE
+# files per second and MB of judged files per second, and its peak resident
+# memory against the largest file it judged.  The tree: BENCH_TREE
 # when set (a PyTorch environment, a container image's root); else the real
 # wheels make check-compat caches (wheel-cache/), judged both as wheels and
 # unpacked; else a tree built here from this build's own binaries (many
@@ -28,16 +29,23 @@ bench() {
 		best=$(echo "$t0 $t1 ${best:-1e9}" | awk '{ d = $2 - $1; print (d < $3 ? d : $3) }')
 	done
 	files=$(sed -n 's/.*"environment": {"runs": [a-z]*, "files": \([0-9]*\).*/\1/p' "$T/out.json")
-	bytes=$(python3 -c 'import json,sys,os,zipfile
-d = json.load(open(sys.argv[1])); n = 0
+	sizes=$(python3 -c 'import json,sys,os,zipfile
+d = json.load(open(sys.argv[1])); n = big = 0
 for f in d["files"]:
     p = f["file"]
     if ".whl:" in p:
-        w, m = p.split(".whl:", 1); n += zipfile.ZipFile(w + ".whl").getinfo(m).file_size
+        w, m = p.split(".whl:", 1); s = zipfile.ZipFile(w + ".whl").getinfo(m).file_size
     else:
-        n += os.path.getsize(p)
-print(n)' "$T/out.json" 2>/dev/null || echo 0)
-	echo "$best $files $bytes" | awk -v n="$name" '{ printf "bench-check: %-28s %6d files, %8.1f MB in %.3f s: %8.0f files/s, %7.0f MB/s\n", n, $2, $3 / 1e6, $1, $2 / $1, $3 / 1e6 / $1 }'
+        s = os.path.getsize(p)
+    n += s; big = max(big, s)
+print(n, big)' "$T/out.json" 2>/dev/null || echo 0 0)
+	# the peak resident memory of one more run (the kernel's count, in KB)
+	rss=$(python3 -c 'import resource,subprocess,sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$CUSHIM" check --json --driver-version=12.2 \
+		--gpu=sm_80,sm_90 "$@" 2>/dev/null || echo 0)
+	echo "$best $files $sizes $rss" | awk -v n="$name" '{ printf "bench-check: %-28s %6d files, %8.1f MB in %.3f s: %8.0f files/s, %7.0f MB/s\n", n, $2, $3 / 1e6, $1, $2 / $1, $3 / 1e6 / $1;
+		printf "bench-check: %-28s peak resident %.1f MB, %.2f times the largest file judged (%.1f MB)\n", n, $5 / 1e3, $4 ? $5 * 1e3 / $4 : 0, $4 / 1e6 }'
 }
 
 if [ -n "${BENCH_TREE:-}" ]; then

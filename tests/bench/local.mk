@@ -14,7 +14,8 @@ bench: all $(FAKE_ALL) $(check_PROGRAMS)
 		$(SHELL) $(top_srcdir)/tests/bench/bench.sh
 .PHONY: bench
 EXTRA_DIST += tests/bench/bench.sh tests/bench/bench-check.sh
-# make bench-check: cushim check's speed on whole environments (files/s, MB/s).
+# make bench-check: cushim check's speed on whole environments (files/s, MB/s)
+# and its peak memory.
 bench-check: all
 	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' $(SHELL) $(top_srcdir)/tests/bench/bench-check.sh
 .PHONY: bench-check
