@@ -207,6 +207,19 @@ static void clear_env(void)
 		unsetenv(cushim_settings[k].name);
 }
 
+/* What the library runs with when no value, or no good one, is set. */
+static void assert_defaults(const struct cushim_conf *c)
+{
+	ck_assert_int_eq(c->level, CUSHIM_LOG_WARN);
+	ck_assert_int_eq(c->adapt, 1);
+	ck_assert_int_eq(c->driver_version, 0);
+	ck_assert_int_eq(c->npatterns, 0);
+	ck_assert_int_eq(c->summary, 0);
+	ck_assert_ptr_null(c->log_file);
+	ck_assert_ptr_null(c->cudart);
+	ck_assert_int_eq(c->cudart_none, 0);
+}
+
 /* What the library runs with: the value where it is good, else the default
  * (or nothing), never a half-parsed value. */
 START_TEST(from_environment)
@@ -215,14 +228,7 @@ START_TEST(from_environment)
 
 	clear_env();
 	cushim_conf_read(&c);
-	ck_assert_int_eq(c.level, CUSHIM_LOG_WARN);
-	ck_assert_int_eq(c.adapt, 1);
-	ck_assert_int_eq(c.driver_version, 0);
-	ck_assert_int_eq(c.npatterns, 0);
-	ck_assert_int_eq(c.summary, 0);
-	ck_assert_ptr_null(c.log_file);
-	ck_assert_ptr_null(c.cudart);
-	ck_assert_int_eq(c.cudart_none, 0);
+	assert_defaults(&c);
 	cushim_conf_clear(&c);
 
 	setenv("CUSHIM_LOG", "errors", 1), setenv("CUSHIM_ADAPT", "0", 1), setenv("CUSHIM_DRIVER_VERSION", "12.4", 1);
@@ -250,14 +256,7 @@ START_TEST(from_environment)
 	setenv("CUSHIM_HIDE", "cuA,,cuB", 1), setenv("CUSHIM_SUMMARY", "maybe", 1);
 	setenv("CUSHIM_CUDART", "", 1), setenv("CUSHIM_LOG_FILE", "", 1);
 	cushim_conf_read(&c);
-	ck_assert_int_eq(c.level, CUSHIM_LOG_WARN);
-	ck_assert_int_eq(c.adapt, 1);
-	ck_assert_int_eq(c.driver_version, 0);
-	ck_assert_int_eq(c.npatterns, 0);
-	ck_assert_int_eq(c.summary, 0);
-	ck_assert_ptr_null(c.cudart);
-	ck_assert_int_eq(c.cudart_none, 0);
-	ck_assert_ptr_null(c.log_file);
+	assert_defaults(&c);
 	ck_assert_ptr_null(cushim_setting_env("CUSHIM_CUDART"));
 	ck_assert_str_eq(cushim_setting_env("CUSHIM_ADAPT"), "yes");
 	cushim_conf_clear(&c);
