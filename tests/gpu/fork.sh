@@ -5,7 +5,9 @@
 # LD_PRELOAD, with CUSHIM_CUDART=none and in masquerade; and cushim's first
 # call (its bootstrap) costs no more than 1 ms beyond the driver's own first
 # call: each way's best of FIRST_ROUNDS interleaved runs, against the best
-# run without cushim in the same test, as a difference (and a ratio).
+# run without cushim in the same test, as a difference (and a ratio). In
+# masquerade the driver is loaded at the first call, not at the program's
+# start, so there the driver's own is its load and first call (load-probe).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/gpu/gpu-env.sh"
 app="$top_builddir/tests/gpu/fork-probe"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cushim-fork.XXXXXX") || exit 1
@@ -42,8 +44,9 @@ for round in $(seq "${FIRST_ROUNDS:-5}"); do
 	first_call preload env LD_PRELOAD="$SHIM" "$app"
 	first_call cudart-none env LD_PRELOAD="$SHIM" CUSHIM_CUDART=none "$app"
 	first_call masquerade env LD_LIBRARY_PATH="$tmp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$app"
+	first_call load "$top_builddir/tests/gpu/load-probe"
 done >"$tmp/first.times"
-# Each way's best against plain's best: at most 1000 us more.
+# Each way's best against the best of the driver's own: at most 1000 us more.
 awk -v bound=1000 '
 	{ if (!($1 in best) || $2 + 0 < best[$1]) best[$1] = $2 + 0; runs[$1]++ }
 	END {
@@ -54,9 +57,12 @@ awk -v bound=1000 '
 		for (k = 1; k <= n; k++) {
 			w = ways[k]
 			if (!(w in best)) { printf "FAIL: no first-call time %s\n", w; bad = 1; continue }
-			d = best[w] - best["plain"]
-			printf "first call %s: %.1f us, %+.1f us beyond the driver'"'"'s own, ratio %.2f\n", w, best[w], d,
-				(best["plain"] > 0 ? best[w] / best["plain"] : 0)
+			own = (w == "masquerade") ? "load" : "plain"
+			if (!(own in best)) { printf "FAIL: no first-call time %s\n", own; bad = 1; continue }
+			d = best[w] - best[own]
+			printf "first call %s: %.1f us, %+.1f us beyond the driver'"'"'s own%s (%.1f us), ratio %.2f\n", w,
+				best[w], d, (own == "load" ? " load and first call" : ""), best[own],
+				(best[own] > 0 ? best[w] / best[own] : 0)
 			if (d > bound) { printf "FAIL: %s: the first call costs %.1f us beyond the driver'"'"'s own (at most %d)\n",
 				w, d, bound; bad = 1 }
 		}

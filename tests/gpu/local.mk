@@ -7,13 +7,14 @@ EXTRA_DIST += tests/gpu/gpu-env.sh tests/gpu/gpu-kernels.cu
 if HAVE_NVCC
 CLEANFILES += tests/gpu/gpu-kernels.fatbin tests/gpu/gpu-kernels-fatbin.c
 check_PROGRAMS += tests/gpu/real-exports tests/gpu/saxpy tests/gpu/fork-probe tests/gpu/adapt-gpu \
-	tests/gpu/integrity-gpu tests/gpu/explain-gpu
+	tests/gpu/integrity-gpu tests/gpu/explain-gpu tests/gpu/load-probe
 tests_gpu_integrity_gpu_LDADD = libcushim_common.la $(CUDA_STUBS_LDFLAGS) -lcuda
 tests_gpu_real_exports_LDADD = libcushim_common.la -ldl
 tests_gpu_saxpy_SOURCES = tests/gpu/saxpy.c
 nodist_tests_gpu_saxpy_SOURCES = tests/gpu/gpu-kernels-fatbin.c
 tests_gpu_saxpy_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda
 tests_gpu_fork_probe_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda -ldl
+tests_gpu_load_probe_LDADD = -ldl
 tests_gpu_adapt_gpu_LDADD = $(CUDA_STUBS_LDFLAGS) -lcuda
 # coexist.sh: beside HAMi-core (CUSHIM_TEST_VGPU=libvgpu.so, built elsewhere)
 # and the Nsight tools and compute-sanitizer, where found.
