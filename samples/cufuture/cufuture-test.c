@@ -303,6 +303,7 @@ struct seen {
 	pthread_t thread;
 	CUdeviceptr src, dst;
 	int copied;
+	int done; /* set last, with release: the fields above are written */
 };
 
 static int cb_record(cufuture *f, void *arg, char *err, size_t len)
@@ -318,7 +319,21 @@ static int cb_record(cufuture *f, void *arg, char *err, size_t len)
 	if (cufuture_stream_device(s->stream, &s->stream_device) != CUFUTURE_OK)
 		s->stream_device = -2;
 	s->copied = cufk_copy(0, s->stream, s->dst, s->src, N) == CUFUTURE_OK;
+	__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
 	return 0;
+}
+
+/* A future counts as completed before its callbacks run (as upstream's
+ * markCompleted), so a callback that runs on another thread (a host
+ * function's) may still be running when the future is seen completed:
+ * wait (at most 10 s) until cb_record has written what it saw. */
+static int seen_done(struct seen *s)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	for (int i = 0; i < 10000 && !__atomic_load_n(&s->done, __ATOMIC_ACQUIRE); i++)
+		nanosleep(&ms, NULL);
+	return __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
 }
 
 /* Callbacks run on fresh pool streams that waited on the event, with the
@@ -1320,6 +1335,7 @@ static int cross_check(cufuture *f, struct seen *s, CUstream A, CUstream B, CUde
 	int *h = hbuf();
 	char what[96];
 
+	CHECK(seen_done(s), "%s: the callback did not run within 10 s", how);
 	CHECK(s->copied && s->stream != A && s->stream != B, "%s: the callback did not copy on a fresh stream", how);
 	OK(cufuture_set_current_stream(B));
 	OK(cufuture_wait_and_throw(f));
