@@ -264,10 +264,12 @@ case ",$CUSHIM_HIDE," in
 	mc_run hidden.rt ub-test-mc fallback CUSHIM_HIDE="$CUSHIM_HIDE"
 	mc_run hidden.drv ub-test-mc-drv fallback CUSHIM_HIDE="$CUSHIM_HIDE"
 	# An emulated 12.0 driver lacks the multicast functions (12.1): on the
-	# driver route its answers prove them missing; the 13.0 runtime refuses a
-	# 12.0 driver before any lookup, by name.
-	mc_run emulated.drv ub-test-mc-drv fallback CUSHIM_HIDE= CUSHIM_DRIVER_VERSION=12.0
-	mc_run emulated.rt ub-test-mc runtime CUSHIM_HIDE= CUSHIM_DRIVER_VERSION=12.0 ;;
+	# driver route the program falls back; the 13.0 runtime refuses a 12.0
+	# driver before any lookup, by name. The functions stay hidden here too,
+	# so that no cuMulticast* call can reach a real driver even if emulation
+	# failed (tests/gpu/emulation.sh proves its answers on its own).
+	mc_run emulated.drv ub-test-mc-drv fallback CUSHIM_HIDE="$CUSHIM_HIDE" CUSHIM_DRIVER_VERSION=12.0
+	mc_run emulated.rt ub-test-mc runtime CUSHIM_HIDE="$CUSHIM_HIDE" CUSHIM_DRIVER_VERSION=12.0 ;;
 *) result multicast-decision FAIL "refusing to run ub-test-mc without CUSHIM_HIDE='cuMulticast*'" ;;
 esac
 
