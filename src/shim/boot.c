@@ -35,16 +35,22 @@ static int adopt_tried;
 static __thread int adopting __attribute__((tls_model("initial-exec")));
 
 /* Once, after the driver is initialised: never in masquerade (the runtime's
- * own calls come through cushim there) nor with CUSHIM_CUDART=none. */
+ * own calls come through cushim there) nor with CUSHIM_CUDART=none, and not
+ * while the calling thread is inside a runtime. */
 void cushim_adopt_runtime(void)
 {
 	struct cushim_source rt;
+	char busy[4096];
 
 	if (masquerade || interposed || adopting || cushim_conf.cudart_none)
 		return;
 	adopting = 1;
 	pthread_mutex_lock(&adopt_lock);
-	if (!adopt_tried) {
+	if (!adopt_tried && cushim_runtime_on_stack(busy, sizeof busy)) {
+		/* not now: tried again at the program's next cuInit */
+		cushim_log(CUSHIM_LOG_INFO, "called from inside the CUDA runtime %s (its initialisation, say): asked "
+			   "now, it would wait on that call; keeping %s", busy, driver.how);
+	} else if (!adopt_tried) {
 		adopt_tried = 1;
 		if (cushim_open_runtime(&rt))
 			cushim_adopt_answers(&rt, &driver);

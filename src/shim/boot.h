@@ -38,6 +38,7 @@ int cushim_driver_source(void *handle, const char *path, struct cushim_source *s
 int cushim_open_driver(struct cushim_source *src);
 int cushim_open_runtime(struct cushim_source *src);
 int cushim_runtime_loaded(void);
+int cushim_runtime_on_stack(char *path, size_t size);
 
 /* masquerade.c */
 int cushim_is_process_driver(void);

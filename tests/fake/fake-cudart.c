@@ -6,7 +6,8 @@
  * initialises it (cuInit: the side effect that makes a runtime unfit to be
  * asked before the program initialises the driver), refuses a driver older
  * than itself (cudaErrorInsufficientDriver) or one that fails to initialise
- * (cudaErrorInitializationError), and asks
+ * (cudaErrorInitializationError), asks the driver for a private table
+ * (cuGetExportTable) while it initialises, and asks
  * the driver's cuGetProcAddress at its own version (11.x: the v1 ABI, which
  * has no status). */
 #include "fake.h"
@@ -27,6 +28,7 @@ typedef int (*gpa1_fn)(const char *, void **, int, unsigned long long);
 typedef int (*gpa2_fn)(const char *, void **, int, unsigned long long, int *);
 typedef int (*version_fn)(int *);
 typedef int (*init_fn)(unsigned int);
+typedef int (*table_fn)(const void **, const void *);
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int driver_version, init_rc = -1;
@@ -39,6 +41,7 @@ static void load_driver(void)
 	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 	version_fn v;
 	init_fn init;
+	table_fn table;
 
 	if (!h)
 		return;
@@ -46,6 +49,13 @@ static void load_driver(void)
 		v(&driver_version);
 	if ((init = (init_fn)dlsym(h, "cuInit")))
 		init_rc = init(0);
+	/* As the real runtimes do once the driver is initialised: ask for a
+	 * private table, by a name looked up the way every other one is. */
+	if (init_rc == 0 && (table = (table_fn)dlsym(h, "cuGetExportTable"))) {
+		const void *t = NULL;
+		unsigned char id[16] = { 0 };
+		table(&t, id);
+	}
 	gpa1 = (gpa1_fn)dlsym(h, "cuGetProcAddress");
 	gpa2 = (gpa2_fn)dlsym(h, "cuGetProcAddress_v2");
 }

@@ -10,7 +10,11 @@
  *                          the limit and exits 0 when refused
  *   interposer-app where   also, for a few exports, the file behind cushim's
  *                          forwarding pointer (dladdr), its symbol name and
- *                          whether the interposer hooks that name */
+ *                          whether the interposer hooks that name
+ *   interposer-app runtime first, as a runtime program does, a CUDA runtime
+ *                          (libcudart.so.13) asked for an entry point: it
+ *                          loads and initialises the driver, and cushim's
+ *                          first call comes from inside its initialisation */
 #define _GNU_SOURCE
 #include <cuda.h>
 #include <dlfcn.h>
@@ -132,6 +136,17 @@ static void storm(void)
 	printf("fork_children_failed=%ld\n", bad);
 }
 
+/* The runtime's first call, made before any of the program's own. */
+static void runtime_first(void)
+{
+	typedef int (*entry_fn)(const char *, void **, unsigned long long, int *);
+	void *h = dlopen("libcudart.so.13", RTLD_NOW | RTLD_LOCAL), *p = NULL;
+	entry_fn entry = h ? (entry_fn)dlsym(h, "cudaGetDriverEntryPoint") : NULL;
+	int status = -1, rc = entry ? entry("cuMemAlloc", &p, 0, &status) : -1;
+
+	printf("runtime_entry=%d status=%d found=%s\n", rc, status, p ? "yes" : "no");
+}
+
 /* The file and symbol behind cushim's pointer for an export. */
 static void where(const char *name)
 {
@@ -154,6 +169,8 @@ int main(int argc, char **argv)
 					     "cuGetProcAddress_v2", "cuMemcpyHtoD_v2", "cuCtxGetCurrent",
 					     "cuMemFree_v2" };
 
+	if (strcmp(mode, "runtime") == 0)
+		runtime_first();
 	calls();
 	if (strcmp(mode, "fork") == 0)
 		storm();
