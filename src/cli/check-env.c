@@ -8,11 +8,34 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A Python extension module (NAME.cpython-*.so, NAME.abi3.so) that fails
+ * only for a library nothing provides: Python loads it only when something
+ * imports it (an optional backend, an MPI flavour), so the tree may run
+ * without it.  It is a caution, not the tree's verdict. */
+static int optional_module(const struct result *r)
+{
+	const char *base = strrchr(r->file, '/');
+
+	base = base ? base + 1 : r->file;
+	if (!r->nunfound || r->error || r->gpu.error[0])
+		return 0;
+	for (int by = BY_RUNTIME; by <= BY_IMPORTS; by++)
+		if (r->v.blocked[by])
+			return 0;
+	return (strstr(base, ".cpython-") || strstr(base, ".abi3.so")) && strstr(base, ".so");
+}
+
+/* A file's status as the environment counts it. */
+int env_status(const struct result *r)
+{
+	return optional_module(r) ? CLI_OK : check_status(r);
+}
+
 /* How bad a file's verdict is, for choosing the one that decides: a library
  * nothing provides, then the runtime, the GPU code, the imports. */
 static int weight(const struct result *r)
 {
-	if (r->error || r->gpu.error[0])
+	if (r->error || r->gpu.error[0] || optional_module(r))
 		return 0;
 	if (r->nunfound)
 		return 5;
@@ -26,11 +49,13 @@ static int weight(const struct result *r)
 void env_judge(struct env *e, const struct result *rs, size_t n, const struct opts *o)
 {
 	memset(e, 0, sizeof *e);
-	e->decider = e->limiter = e->jit = -1;
+	e->decider = e->limiter = e->jit = e->optional_first = -1;
 	e->nfiles = (int)n;
 	for (size_t i = 0; i < n; i++) {
 		const struct result *r = &rs[i];
-		int w = weight(r), st = check_status(r);
+		int w = weight(r), st = env_status(r);
+		if (optional_module(r) && !e->optional++)
+			e->optional_first = (long)i;
 		if (st > e->status)
 			e->status = st;
 		if (w > 0 && (e->decider < 0 || w > weight(&rs[e->decider])))
@@ -105,6 +130,11 @@ void env_print_text(const struct env *e, const struct result *rs, size_t n, cons
 	else
 		printf("environment: any driver will do\n");
 	print_gpus(e, rs, o);
+	if (e->optional)
+		printf("environment: caution: %d Python extension module%s cannot be imported (each fails only if "
+		       "something imports it): first %s needs %s, which nothing in the tree or the system provides\n",
+		       e->optional, e->optional > 1 ? "s" : "", rs[e->optional_first].file,
+		       rs[e->optional_first].unfound[0]);
 	if (e->jit >= 0 && rs[e->jit].v.jit_too_new)
 		printf("environment: caution: %s carries %s %s: the PTX it emits by default needs %s; programs "
 		       "that compile with it run only if they ask it for SASS\n", rs[e->jit].file,
@@ -134,7 +164,7 @@ void env_print_row(const struct result *r, const struct opts *o)
 	char why[512], d[64];
 	if (check_status(r) == CLI_FAIL) {
 		reason(r, o, why, sizeof why);
-		printf("  %s: fails: %s\n", r->file, why);
+		printf("  %s: %s: %s\n", r->file, optional_module(r) ? "cannot be imported" : "fails", why);
 	} else if (r->v.need) {
 		printf("  %s: needs %s, set by %s\n", r->file, check_driver_name(r->v.need, d, sizeof d), set_by(r));
 	}
@@ -160,7 +190,7 @@ void env_print_json(const struct env *e, const struct result *rs, const struct o
 	printf(e->need ? "%d" : "null", e->need);
 	printf(", \"needs_driver_branch\": ");
 	printf(e->need && cli_driver_branch(e->need) ? "%d" : "null", cli_driver_branch(e->need));
-	printf(", \"missing_libraries\": %d, \"gpus\": [", e->unfound);
+	printf(", \"missing_libraries\": %d, \"modules_that_cannot_load\": %d, \"gpus\": [", e->unfound, e->optional);
 	for (int g = 0; g < o->ngpus; g++)
 		printf("%s{\"gpu\": \"sm_%d%d\", \"every_file_has_code\": %s, \"files_without_code\": %d}", g ? ", " : "",
 		       o->gpus[g].major, o->gpus[g].minor, e->gpu_lacking[g] ? "false" : "true", e->gpu_lacking[g]);

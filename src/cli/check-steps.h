@@ -70,6 +70,8 @@ struct env {
 	int status, nfiles, need, unfound, failing, with_kernels;
 	long decider, limiter;      /* the files that decide: -1 none */
 	long jit;                   /* the JIT compiler whose default PTX needs the newest driver: -1 none */
+	int optional;               /* Python extension modules that cannot load (a caution) */
+	long optional_first;
 	int gpu_lacking[CHECK_MAX_GPUS];
 	long gpu_first[CHECK_MAX_GPUS];
 };
@@ -77,6 +79,7 @@ void env_judge(struct env *e, const struct result *rs, size_t n, const struct op
 void env_print_text(const struct env *e, const struct result *rs, size_t n, const struct opts *o);
 void env_print_json(const struct env *e, const struct result *rs, const struct opts *o);
 int env_limits(const struct env *e, const struct result *r);
+int env_status(const struct result *r); /* check_status, but CLI_OK for a module that cannot load */
 void env_print_row(const struct result *r, const struct opts *o);
 
 void check_read(struct result *r, const char *path);

@@ -336,7 +336,7 @@ static void read_one(struct work *w, size_t j, const struct args *a, struct resu
 
 static void finish_one(struct work *w, size_t j, const struct args *a, struct result *r)
 {
-	int st = check_status(r);
+	int st = w->env ? env_status(r) : check_status(r);
 	if (r->error || r->gpu.error[0])
 		report_error(r);
 	if (st > w->status)

@@ -65,6 +65,30 @@ expect_rc whole 0
 head -n 1 "$T/whole.out" | grep -q "^environment: 5 files: verdict: runs on a CUDA 12.2 driver" ||
 	fail "whole: no passing environment verdict first: $(head -n 1 "$T/whole.out")"
 
+# A Python extension module that needs a library nothing provides loads
+# only when imported: a caution naming it, not the tree's verdict; the same
+# library missing for a plain shared library still fails the tree.
+"$CC" -shared -fPIC -o "$T/elsewhere/libopt.so" -Wl,-soname,libopt.so "$T/g.c" || exit 99
+"$CC" -shared -fPIC -o "$E/pkg/opt.cpython-312-x86_64-linux-gnu.so" "$T/h.c" -L"$T/elsewhere" -lopt || exit 99
+run_cmd module "$CUSHIM" check --driver-version=12.2 "$E"
+expect_rc module 0
+head -n 1 "$T/module.out" | grep -q "^environment: 6 files: verdict: runs on a CUDA 12.2 driver" ||
+	fail "module: an optional module decided the verdict: $(head -n 1 "$T/module.out")"
+grep -q "^environment: caution: 1 Python extension module cannot be imported .*first $E/pkg/opt.cpython-312-x86_64-linux-gnu.so needs libopt.so" "$T/module.out" ||
+	fail "module: no caution naming it: $(cat "$T/module.out")"
+grep -q "^  $E/pkg/opt.cpython-312-x86_64-linux-gnu.so: cannot be imported: it needs libopt.so" "$T/module.out" ||
+	fail "module: its row does not say so: $(cat "$T/module.out")"
+run_cmd module-json "$CUSHIM" check --json --driver-version=12.2 "$E"
+expect_rc module-json 0
+grep -q '"environment": {"runs": true, .*"modules_that_cannot_load": 1' "$T/module-json.out" ||
+	fail "module-json: $(tail -n 1 "$T/module-json.out")"
+"$CC" -shared -fPIC -o "$E/lib/libneedsopt.so" "$T/h.c" -L"$T/elsewhere" -lopt || exit 99
+run_cmd plainlib "$CUSHIM" check --driver-version=12.2 "$E"
+expect_rc plainlib 1
+head -n 1 "$T/plainlib.out" | grep -q "verdict: will not run .*decided by $E/lib/libneedsopt.so: it needs libopt.so" ||
+	fail "plainlib: a shared library's missing library did not decide: $(head -n 1 "$T/plainlib.out")"
+rm "$E/pkg/opt.cpython-312-x86_64-linux-gnu.so" "$E/lib/libneedsopt.so"
+
 # --python=INTERPRETER: the folders it prints are walked.
 printf '#!/bin/sh\necho %s/no-such-folder\necho %s\n' "$E" "$E/pkg" >"$T/fake-python"
 chmod +x "$T/fake-python"
