@@ -4,8 +4,9 @@
 # these GPUs, then PyTorch itself (a kernel launched, its result read back).
 # Where PyTorch runs, the verdict must not say that a CUDA runtime refuses
 # this driver or that the GPU has no code, and PyTorch's CUDA libraries must
-# have code for every GPU here; libraries the tree needs and nothing provides
-# are listed (a module PyTorch never imports may lack one).  Skips (77)
+# have code for every GPU here, and none of PyTorch's own libraries may decide
+# that the environment will not run; libraries the tree needs and nothing
+# provides are listed (a module PyTorch never imports may lack one).  Skips (77)
 # without a GPU or PyTorch.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/gpu/gpu-env.sh"
 PY=${PYTHON:-python3}
@@ -35,6 +36,8 @@ cat "$tmp/torch.out"
 if [ $trc -eq 0 ] && grep -q "^kernel True" "$tmp/torch.out"; then
 	grep -q "^environment: .*verdict: will not run .*runtime.*refuses" "$tmp/check.out" &&
 		{ echo "FAIL: PyTorch runs here, yet a CUDA runtime is said to refuse this driver"; fail=1; }
+	grep -q "^environment: .*verdict: will not run .*decided by [^ ]*-packages/\(torch\|nvidia\)/" "$tmp/check.out" &&
+		{ echo "FAIL: PyTorch runs here, yet one of its own libraries decides that the environment will not"; fail=1; }
 	grep "^environment: on sm_" "$tmp/check.out" | grep -q "have no code" &&
 		grep "^  .*torch/lib/libtorch_cuda.so: fails: its GPU code" "$tmp/check.out" &&
 		{ echo "FAIL: PyTorch runs here, yet libtorch_cuda.so is said to have no code for this GPU"; fail=1; }
