@@ -254,36 +254,35 @@ int cushim_runtime_loaded(void)
 
 /* Is the calling thread inside the runtime that defines sym, in a call of
  * its that has not returned (its initialisation calling the driver, say)?
- * A runtime asked then waits on its own initialisation for ever. */
-static int inside_runtime(const void *sym, void *const *frames, int n)
+ * A runtime asked then waits on its own initialisation for ever.  Its path
+ * in path when it is. */
+static int inside_runtime(const void *sym, void *const *frames, int n, char *path, size_t size)
 {
 	Dl_info rt, f;
 
 	if (!sym || !dladdr(sym, &rt))
 		return 0;
 	for (int i = 0; i < n; i++)
-		if (dladdr(frames[i], &f) && f.dli_fbase == rt.dli_fbase)
+		if (dladdr(frames[i], &f) && f.dli_fbase == rt.dli_fbase) {
+			snprintf(path, size, "%s", rt.dli_fname ? rt.dli_fname : "?");
 			return 1;
+		}
 	return 0;
 }
 
-/* Is the calling thread inside a runtime the process has loaded?  Its path
- * in path when it is. */
+/* Is the calling thread inside a runtime the process has loaded (the one
+ * in the global scope, or one loaded privately, by soname)? */
 int cushim_runtime_on_stack(char *path, size_t size)
 {
 	void *frames[64], *h;
-	const void *sym = cushim_dlsym(RTLD_DEFAULT, "cudaGetDriverEntryPoint");
-	int n = backtrace(frames, 64), found = inside_runtime(sym, frames, n);
-	Dl_info info;
+	int n = backtrace(frames, 64);
+	int found = inside_runtime(cushim_dlsym(RTLD_DEFAULT, "cudaGetDriverEntryPoint"), frames, n, path, size);
 
 	for (size_t i = 0; !found && i < CUSHIM_NRUNTIMES; i++)
 		if ((h = dlopen(cushim_runtime_sonames[i], RTLD_LAZY | RTLD_NOLOAD))) {
-			sym = cushim_dlsym(h, "cudaGetDriverEntryPoint");
-			found = inside_runtime(sym, frames, n);
+			found = inside_runtime(cushim_dlsym(h, "cudaGetDriverEntryPoint"), frames, n, path, size);
 			dlclose(h);
 		}
-	if (found)
-		snprintf(path, size, "%s", dladdr(sym, &info) && info.dli_fname ? info.dli_fname : "?");
 	return found;
 }
 

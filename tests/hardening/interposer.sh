@@ -136,10 +136,12 @@ cp "$T/alone-rt.out" "$T/alone-rt.res"
 grep -qx 'runtime_entry=0 status=0 found=yes' "$T/alone-rt.res" ||
 	fail "the fake runtime behind the interposer alone: $(head -1 "$T/alone-rt.res")"
 for order in second-rt:"$vgpu $SHIMLIB" first-rt:"$SHIMLIB $vgpu"; do
-	LD_LIBRARY_PATH=$fake/drv-13.0:$fake/rt-13.0 run "${order%%:*}" "${order#*:}" plain runtime
+	LD_LIBRARY_PATH=$fake/drv-13.0:$fake/rt-13.0 CUSHIM_LOG=info run "${order%%:*}" "${order#*:}" plain runtime
 	cmp -s "$T/alone-rt.res" "$T/${order%%:*}.res" ||
 		fail "${order%%:*}: results differ from the interposer alone: $(diff "$T/alone-rt.res" "$T/${order%%:*}.res" | tr '\n' ' ')"
 done
+grep -q "called from inside the CUDA runtime .*rt-13.0/libcudart.so.13" "$T/second-rt.err" ||
+	fail "second-rt: cushim did not say it left the initialising runtime alone: $(grep '^cushim' "$T/second-rt.err")"
 
 # Fork storms.
 run first-fork "$SHIMLIB $vgpu" plain fork
