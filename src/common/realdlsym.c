@@ -1,31 +1,44 @@
-/* cushim's own symbol lookups go to the C library's dlsym, never to a dlsym
- * that another preloaded library defines.  An interposer such as HAMi-core's
- * libvgpu.so overrides dlsym and answers every "cu..." name with its own
- * hooks (or with whatever the process finds first, which may be cushim): a
- * cushim that looked the driver up through it would forward to itself, or
- * to a hook that forwards back to cushim.  glibc 2.34 and later define
- * dlsym in libc.so.6 at version GLIBC_2.34; older versions (GLIBC_2.2.5 on
- * x86-64, GLIBC_2.17 on AArch64) remain there for old binaries. */
+/* cushim's own symbol lookups go to the C library's dlsym, and the driver
+ * it opens in masquerade to the C library's dlopen, never to those another
+ * preloaded library defines:
+ *   - HAMi-core's libvgpu.so overrides dlsym and answers every "cu..." name
+ *     with its own hooks (or with whatever the process finds first, which
+ *     may be cushim): a cushim that looked the driver up through it would
+ *     forward to itself, or to a hook that forwards back to cushim;
+ *   - Nsight Compute preloads a libcuda-injection.so that overrides dlopen
+ *     and answers a "libcuda.so.N" with itself: a cushim that is the
+ *     process's libcuda.so.1 would not know itself through it, and would
+ *     take the tool, which forwards to libcuda.so.1, that is to cushim, for
+ *     the real driver.
+ * glibc 2.34 and later define both in libc.so.6 at version GLIBC_2.34, with
+ * the older versions (GLIBC_2.2.5 on x86-64, GLIBC_2.17 on AArch64) kept for
+ * old binaries; earlier glibc defines them in libdl.so.2 at those versions. */
 #include "realdriver.h"
 #include <dlfcn.h>
 #include <stddef.h>
 
 typedef void *(*dlsym_fn)(void *, const char *);
+typedef void *(*dlopen_fn)(const char *, int);
 static dlsym_fn libc_dlsym;
+static dlopen_fn libc_dlopen;
 
-static dlsym_fn find_libc_dlsym(void)
+/* The C library's own definition of name, at the newest version it has. */
+static void *libc_function(const char *name)
 {
+	static const char *const libs[] = { "libc.so.6", "libdl.so.2" };
 	static const char *const versions[] = { "GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17" };
-	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
-	dlsym_fn f = NULL;
+	void *f = NULL;
 
-	/* The library's own scope: an unversioned dlsym preloaded ahead of libc
-	 * would satisfy a versioned lookup in the global scope. */
-	for (size_t i = 0; libc && !f && i < sizeof versions / sizeof *versions; i++)
-		f = (dlsym_fn)dlvsym(libc, "dlsym", versions[i]);
-	if (libc)
-		dlclose(libc);
-	return f ? f : dlsym;
+	/* The library's own scope: an unversioned definition preloaded ahead
+	 * of the C library would satisfy a versioned lookup in the global one. */
+	for (size_t l = 0; !f && l < sizeof libs / sizeof *libs; l++) {
+		void *lib = dlopen(libs[l], RTLD_LAZY | RTLD_NOLOAD);
+		for (size_t i = 0; lib && !f && i < sizeof versions / sizeof *versions; i++)
+			f = dlvsym(lib, name, versions[i]);
+		if (lib)
+			dlclose(lib);
+	}
+	return f;
 }
 
 /* RTLD_NEXT keeps its meaning: glibc takes the object it searches after
@@ -35,8 +48,23 @@ void *cushim_dlsym(void *handle, const char *name)
 	dlsym_fn f = __atomic_load_n(&libc_dlsym, __ATOMIC_ACQUIRE);
 
 	if (!f) {
-		f = find_libc_dlsym();
+		if (!(f = (dlsym_fn)libc_function("dlsym")))
+			f = dlsym;
 		__atomic_store_n(&libc_dlsym, f, __ATOMIC_RELEASE);
 	}
 	return f(handle, name);
+}
+
+/* The caller glibc sees is still libcushim.so (the call's return address),
+ * so the search for a bare name is the one cushim's own dlopen would make. */
+void *cushim_dlopen(const char *file, int mode)
+{
+	dlopen_fn f = __atomic_load_n(&libc_dlopen, __ATOMIC_ACQUIRE);
+
+	if (!f) {
+		if (!(f = (dlopen_fn)libc_function("dlopen")))
+			f = dlopen;
+		__atomic_store_n(&libc_dlopen, f, __ATOMIC_RELEASE);
+	}
+	return f(file, mode);
 }

@@ -14,7 +14,7 @@ void *cushim_real_driver_open(const char *path)
 
 	if (access(path, R_OK) != 0)
 		return NULL;
-	if (!(h = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
+	if (!(h = cushim_dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
 		cushim_log(CUSHIM_LOG_INFO, "cannot load %s: %s", path, dlerror());
 		return NULL;
 	}

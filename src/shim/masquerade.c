@@ -13,7 +13,7 @@
 /* Is the libcuda.so.1 the process loaded cushim itself? */
 int cushim_is_process_driver(void)
 {
-	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+	void *h = cushim_dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
 	int me = 0;
 	if (h) {
 		void *p = cushim_dlsym(h, "cushim_symbol_count");

@@ -12,6 +12,10 @@
  *     cuMemAlloc_v2 (CUDA_DEVICE_MEMORY_LIMIT: an allocation above it fails
  *     with CUDA_ERROR_OUT_OF_MEMORY without reaching the driver),
  *     cuLaunchKernel, and cuGetProcAddress(_v2), which hand out these hooks.
+ * With FAKE_VGPU_DLOPEN=1 it also overrides dlopen as Nsight Compute's
+ * libcuda-injection.so does: a "libcuda.so..." asked for by anyone else is
+ * answered with itself, while its own table comes through the C library's
+ * dlopen.
  * A hook re-entered on its own thread (a cycle through another shim) aborts
  * with "fakevgpu: recursion".  fakevgpu_calls(name) counts each hook's calls. */
 #define _GNU_SOURCE
@@ -24,6 +28,7 @@
 #define VGPU_API __attribute__((visibility("default")))
 typedef unsigned long long W;
 typedef void *(*dlsym_fn)(void *, const char *);
+typedef void *(*dlopen_fn)(const char *, int);
 
 enum { OUT_OF_MEMORY = 2 };
 enum { H_INIT, H_VERSION, H_MEMINFO, H_ALLOC, H_LAUNCH, H_GPA1, H_GPA2, NHOOKS };
@@ -40,9 +45,11 @@ static const struct { const char *name, *base; int version; } hooked[NHOOKS] = {
 static void *table[NHOOKS];
 static long counts[NHOOKS];
 static dlsym_fn real_dlsym;
+static dlopen_fn real_dlopen;
 static void *redirect;
 static unsigned long long limit, used;
-static pthread_once_t dlsym_once = PTHREAD_ONCE_INIT, init_once = PTHREAD_ONCE_INIT;
+static pthread_once_t dlsym_once = PTHREAD_ONCE_INIT, init_once = PTHREAD_ONCE_INIT,
+		      dlopen_once = PTHREAD_ONCE_INIT;
 static __thread int depth[NHOOKS];
 
 static void find_real_dlsym(void)
@@ -53,6 +60,14 @@ static void find_real_dlsym(void)
 	for (size_t i = 0; !real_dlsym && i < sizeof versions / sizeof *versions; i++)
 		real_dlsym = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", versions[i]);
 	redirect = r && *r ? dlopen(r, RTLD_LAZY) : NULL;
+}
+
+static void find_real_dlopen(void)
+{
+	static const char *const versions[] = { "GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17" };
+
+	for (size_t i = 0; !real_dlopen && i < sizeof versions / sizeof *versions; i++)
+		real_dlopen = (dlopen_fn)dlvsym(RTLD_NEXT, "dlopen", versions[i]);
 }
 
 static unsigned long long parse_limit(const char *s)
@@ -66,7 +81,8 @@ static unsigned long long parse_limit(const char *s)
 
 static void init(void)
 {
-	void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NODELETE);
+	pthread_once(&dlopen_once, find_real_dlopen);
+	void *drv = real_dlopen("libcuda.so.1", RTLD_NOW | RTLD_NODELETE);
 
 	pthread_once(&dlsym_once, find_real_dlsym);
 	for (int i = 0; i < NHOOKS; i++)
@@ -97,6 +113,7 @@ static int leave(int h, int rc)
 }
 
 VGPU_API void *dlsym(void *handle, const char *symbol);
+VGPU_API void *dlopen(const char *file, int mode);
 VGPU_API int cuInit(unsigned flags);
 VGPU_API int cuDriverGetVersion(int *v);
 VGPU_API int cuMemGetInfo_v2(size_t *free_bytes, size_t *total);
@@ -118,6 +135,19 @@ VGPU_API void *dlsym(void *handle, const char *symbol)
 			return f;
 	}
 	return real_dlsym(handle, symbol);
+}
+
+VGPU_API void *dlopen(const char *file, int mode)
+{
+	const char *base = file ? strrchr(file, '/') : NULL;
+	const char *on = getenv("FAKE_VGPU_DLOPEN");
+	Dl_info self;
+
+	pthread_once(&dlopen_once, find_real_dlopen);
+	base = base ? base + 1 : file;
+	if (on && *on == '1' && base && strncmp(base, "libcuda.so", 10) == 0 && dladdr((void *)dlopen, &self))
+		return real_dlopen(self.dli_fname, mode | RTLD_NOLOAD);
+	return real_dlopen(file, mode);
 }
 
 VGPU_API int cuInit(unsigned flags)

@@ -32,15 +32,31 @@ typedef CUresult (*gpa2_fn)(const char *, void **, int, cuuint64_t, CUdriverProc
 typedef CUresult (*alloc_fn)(CUdeviceptr *, size_t);
 typedef long (*count_fn)(const char *);
 
-/* A counter of the interposer or of the driver (APP_DRIVER names the real
- * one in masquerade, where libcuda.so.1 is cushim); -2 where none is found. */
+/* The driver APP_DRIVER names (the real one in masquerade, where
+ * libcuda.so.1 is cushim), through the C library's own dlopen: an
+ * interposer's dlopen may answer any "libcuda.so.N" with itself. */
+static void *driver(void)
+{
+	typedef void *(*dlopen_fn)(const char *, int);
+	static const char *const versions[] = { "GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17" };
+	const char *path = getenv("APP_DRIVER");
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	dlopen_fn f = NULL;
+
+	for (size_t i = 0; libc && !f && i < sizeof versions / sizeof *versions; i++)
+		f = (dlopen_fn)dlvsym(libc, "dlopen", versions[i]);
+	if (libc)
+		dlclose(libc);
+	return path ? (f ? f : dlopen)(path, RTLD_NOW | RTLD_NOLOAD) : NULL;
+}
+
+/* A counter of the interposer or of the driver; -2 where none is found. */
 static long count(const char *lib_fn, const char *name)
 {
 	count_fn f = (count_fn)dlsym(RTLD_DEFAULT, lib_fn);
-	const char *path = getenv("APP_DRIVER");
 	void *drv;
 
-	if (!f && path && (drv = dlopen(path, RTLD_NOW | RTLD_NOLOAD)))
+	if (!f && (drv = driver()))
 		f = (count_fn)dlsym(drv, lib_fn);
 	return f ? f(name) : -2;
 }
@@ -63,13 +79,12 @@ static void export_table(void)
 {
 	typedef unsigned long long (*word_fn)(int);
 	word_fn word = (word_fn)dlsym(RTLD_DEFAULT, "fake_last_word");
-	const char *path = getenv("APP_DRIVER");
 	const void *table = &table;
 	CUuuid id = { { 7 } };
 	void *drv;
 	int rc = cuGetExportTable(&table, &id);
 
-	if (!word && path && (drv = dlopen(path, RTLD_NOW | RTLD_NOLOAD)))
+	if (!word && (drv = driver()))
 		word = (word_fn)dlsym(drv, "fake_last_word");
 	printf("export_table=%d table=%s args=%s\n", rc, table ? "set" : "NULL",
 	       word && word(0) == (uintptr_t)&table && word(1) == (uintptr_t)&id ? "the program's" : "changed");

@@ -24,7 +24,7 @@ app=$top_builddir/tests/hardening/interposer-app
 vgpu=$(realpath "$fake/vgpu/libfakevgpu.so" 2>/dev/null) || { echo "no fake interposer: make fake" >&2; exit 99; }
 [ -x "$app" ] || { echo "no $app" >&2; exit 99; }
 unset LD_PRELOAD CUSHIM_LOG CUSHIM_LOG_FILE CUSHIM_SUMMARY CUSHIM_TIMELINE CUSHIM_DRIVER_VERSION CUSHIM_HIDE \
-	CUSHIM_DRIVER CUSHIM_CUDART FAKE_VGPU_REDIRECT
+	CUSHIM_DRIVER CUSHIM_CUDART FAKE_VGPU_REDIRECT FAKE_VGPU_DLOPEN
 export LD_LIBRARY_PATH=$fake/drv-13.0:$fake/no-rt CUDA_DEVICE_MEMORY_LIMIT=64m
 export APP_DRIVER=$(realpath "$fake/drv-13.0/libcuda.so.1")
 
@@ -123,6 +123,19 @@ no_warning first-redirect
 FAKE_VGPU_REDIRECT=$vgpu run masq-redirect "$vgpu" masquerade run
 same_results masq-redirect
 no_warning masq-redirect
+
+# An interposer that also overrides dlopen and answers "libcuda.so.N" with
+# itself, as Nsight Compute's libcuda-injection.so does: cushim still knows
+# it is the process's libcuda.so.1 and opens the real driver below it, so
+# the chain stays the interposer, cushim, the driver; through the tool's
+# dlopen it would forward to the tool, and the tool back to cushim.
+FAKE_VGPU_DLOPEN=1 run masq-dlopen "$vgpu" masquerade where
+same_results masq-dlopen
+no_warning masq-dlopen
+for f in cuMemAlloc_v2:1 cuLaunchKernel:10 cuInit:1 cuGetProcAddress_v2:2; do
+	[ "$(calls masq-dlopen "${f%:*}")" = "${f#*:}" ] ||
+		fail "masquerade, dlopen overridden: cushim counted $(calls masq-dlopen "${f%:*}") ${f%:*}, wanted ${f#*:}"
+done
 
 # A runtime program: the runtime initialises the driver and, still inside
 # its initialisation, asks for a private table by a name that the
