@@ -88,8 +88,9 @@ cmp -s "$tmp/plain.res" "$tmp/rt-plain.res" ||
 	{ echo "cufuture: the runtime route's results differ from the linked build's"; fail=1; }
 sc_links_no_driver "$RT" || fail=1
 if sc_rt_checks "$tmp" "$top_srcdir/samples/cufuture/cufuture-rtroute.h" "$NGPUS"; then
-	echo "cufuture: runtime route: identical results plain, masquerade, masquerade with 12.0 and traced;" \
-		"equal per-function counts traced and untraced; no cuMulticast call"
+	echo "cufuture: runtime route: identical results plain, masquerade and traced; masquerade with 12.0" \
+		"identical or refused by the runtime by name; equal per-function counts traced and untraced;" \
+		"no cuMulticast call"
 else
 	fail=1
 fi
