@@ -19,8 +19,6 @@
 
 typedef void *(*dlsym_fn)(void *, const char *);
 typedef void *(*dlopen_fn)(const char *, int);
-static dlsym_fn libc_dlsym;
-static dlopen_fn libc_dlopen;
 
 /* The C library's own definition of name, at the newest version it has. */
 static void *libc_function(const char *name)
@@ -41,30 +39,32 @@ static void *libc_function(const char *name)
 	return f;
 }
 
+/* The C library's name, found at the first use and kept in *slot;
+ * fallback (the dlsym or dlopen the linker binds) where it has none. */
+static void *kept(void **slot, const char *name, void *fallback)
+{
+	void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+
+	if (!f) {
+		if (!(f = libc_function(name)))
+			f = fallback;
+		__atomic_store_n(slot, f, __ATOMIC_RELEASE);
+	}
+	return f;
+}
+
 /* RTLD_NEXT keeps its meaning: glibc takes the object it searches after
  * from the caller's address, which is in libcushim.so either way. */
 void *cushim_dlsym(void *handle, const char *name)
 {
-	dlsym_fn f = __atomic_load_n(&libc_dlsym, __ATOMIC_ACQUIRE);
-
-	if (!f) {
-		if (!(f = (dlsym_fn)libc_function("dlsym")))
-			f = dlsym;
-		__atomic_store_n(&libc_dlsym, f, __ATOMIC_RELEASE);
-	}
-	return f(handle, name);
+	static void *libc_dlsym;
+	return ((dlsym_fn)kept(&libc_dlsym, "dlsym", (void *)dlsym))(handle, name);
 }
 
 /* The caller glibc sees is still libcushim.so (the call's return address),
  * so the search for a bare name is the one cushim's own dlopen would make. */
 void *cushim_dlopen(const char *file, int mode)
 {
-	dlopen_fn f = __atomic_load_n(&libc_dlopen, __ATOMIC_ACQUIRE);
-
-	if (!f) {
-		if (!(f = (dlopen_fn)libc_function("dlopen")))
-			f = dlopen;
-		__atomic_store_n(&libc_dlopen, f, __ATOMIC_RELEASE);
-	}
-	return f(file, mode);
+	static void *libc_dlopen;
+	return ((dlopen_fn)kept(&libc_dlopen, "dlopen", (void *)dlopen))(file, mode);
 }
