@@ -14,7 +14,9 @@
 #                      the order that works;
 #   cushim run --masquerade with the interposer preloaded: the limit holds,
 #                      cushim counts what the interposer passes on, HIDE and
-#                      emulation act through it; no warning;
+#                      emulation act through it; no warning; the same
+#                      where the interposer also overrides dlopen and answers
+#                      "libcuda.so.N" with itself, as Nsight Compute's does;
 #   both preloaded, cushim first, and masquerade: no recursion; one warning
 #                      (the interposer cannot be forwarded through);
 # and a fork storm in the first and third.
