@@ -37,7 +37,13 @@ enum cushim_found cushim_source_lookup(const struct cushim_source *src, unsigned
 int cushim_driver_source(void *handle, const char *path, struct cushim_source *src);
 int cushim_open_driver(struct cushim_source *src);
 int cushim_open_runtime(struct cushim_source *src);
+/* each(h, ctx) for each CUDA runtime the process has loaded: the one whose
+ * cudaGetDriverEntryPoint the global scope finds, then each loaded
+ * privately, by soname; h is a handle of the walk's own, closed after.
+ * The first non-zero answer ends the walk and is returned. */
+int cushim_each_loaded_runtime(int (*each)(void *h, void *ctx), void *ctx);
 int cushim_runtime_loaded(void);
+/* Is the calling thread inside a loaded runtime (path: which)? */
 int cushim_runtime_on_stack(char *path, size_t size);
 
 /* masquerade.c */

@@ -119,22 +119,30 @@ void cushim_fork_watching(void)
 	__atomic_store_n(&cushim_fork_watch, 1, __ATOMIC_RELEASE);
 }
 
+struct named {
+	char *buf;
+	size_t size;
+};
+
+static int name_runtime(void *h, void *ctx)
+{
+	struct named *n = ctx;
+	struct link_map *lm;
+
+	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || !lm->l_name || !lm->l_name[0])
+		return 0;
+	snprintf(n->buf, n->size, "a call cushim did not see, with the CUDA runtime %s loaded", lm->l_name);
+	return 1;
+}
+
 /* The driver was initialised by a call that did not come through cushim:
  * name the runtime loaded, which made it. */
 static void unseen(char *buf, size_t size)
 {
-	struct link_map *lm;
-	for (int k = 0; k < CUSHIM_NRUNTIMES; k++) {
-		void *h = dlopen(cushim_runtime_sonames[k], RTLD_LAZY | RTLD_NOLOAD);
-		int found = h && dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm->l_name;
-		if (found)
-			snprintf(buf, size, "a call cushim did not see, with the CUDA runtime %s loaded", lm->l_name);
-		if (h)
-			dlclose(h);
-		if (found)
-			return;
-	}
-	snprintf(buf, size, "a call cushim did not see");
+	struct named n = { buf, size };
+
+	if (!cushim_each_loaded_runtime(name_runtime, &n))
+		snprintf(buf, size, "a call cushim did not see");
 }
 
 /* "main+0x1c (/path/app), worker (/path/lib.so+0x1234), ...": the kept

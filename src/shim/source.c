@@ -236,54 +236,84 @@ static int try_runtime(const char *file, int mode, const char *what, struct cush
 	return 0;
 }
 
+static int visit(const char *file, int (*each)(void *h, void *ctx), void *ctx)
+{
+	void *h = dlopen(file, RTLD_LAZY | RTLD_NOLOAD);
+	int r = h ? each(h, ctx) : 0;
+
+	if (h)
+		dlclose(h);
+	return r;
+}
+
+int cushim_each_loaded_runtime(int (*each)(void *h, void *ctx), void *ctx)
+{
+	void *sym = cushim_dlsym(RTLD_DEFAULT, "cudaGetDriverEntryPoint");
+	Dl_info info;
+	int r = 0;
+
+	if (sym && dladdr(sym, &info) && info.dli_fname)
+		r = visit(info.dli_fname, each, ctx);
+	for (size_t i = 0; !r && i < CUSHIM_NRUNTIMES; i++)
+		r = visit(cushim_runtime_sonames[i], each, ctx);
+	return r;
+}
+
+static int any(void *h, void *ctx)
+{
+	(void)h, (void)ctx;
+	return 1;
+}
+
 /* Has the process loaded a CUDA runtime (one whose entry points a program
  * uses, and which may have initialised the driver already)? */
 int cushim_runtime_loaded(void)
 {
-	if (cushim_dlsym(RTLD_DEFAULT, "cudaGetDriverEntryPoint"))
-		return 1;
-	for (size_t i = 0; i < CUSHIM_NRUNTIMES; i++) {
-		void *h = dlopen(cushim_runtime_sonames[i], RTLD_NOW | RTLD_NOLOAD);
-		if (h) {
-			dlclose(h);
-			return 1;
-		}
-	}
-	return 0;
+	return cushim_each_loaded_runtime(any, NULL);
 }
 
-/* Is the calling thread inside the runtime that defines sym, in a call of
- * its that has not returned (its initialisation calling the driver, say)?
- * A runtime asked then waits on its own initialisation for ever.  Its path
- * in path when it is. */
-static int inside_runtime(const void *sym, void *const *frames, int n, char *path, size_t size)
+struct stack {
+	void *frames[64];
+	int n;
+	char *path;
+	size_t size;
+};
+
+/* Is the calling thread inside runtime h, in a call of its that has not
+ * returned (its initialisation calling the driver, say)?  A runtime asked
+ * then waits on its own initialisation for ever.  Its path in path when
+ * it is. */
+static int inside_runtime(void *h, void *ctx)
 {
+	struct stack *st = ctx;
+	void *sym = cushim_dlsym(h, "cudaGetDriverEntryPoint");
 	Dl_info rt, f;
 
 	if (!sym || !dladdr(sym, &rt))
 		return 0;
-	for (int i = 0; i < n; i++)
-		if (dladdr(frames[i], &f) && f.dli_fbase == rt.dli_fbase) {
-			snprintf(path, size, "%s", rt.dli_fname ? rt.dli_fname : "?");
+	for (int i = 0; i < st->n; i++)
+		if (dladdr(st->frames[i], &f) && f.dli_fbase == rt.dli_fbase) {
+			snprintf(st->path, st->size, "%s", rt.dli_fname ? rt.dli_fname : "?");
 			return 1;
 		}
 	return 0;
 }
 
-/* Is the calling thread inside a runtime the process has loaded (the one
- * in the global scope, or one loaded privately, by soname)? */
 int cushim_runtime_on_stack(char *path, size_t size)
 {
-	void *frames[64], *h;
-	int n = backtrace(frames, 64);
-	int found = inside_runtime(cushim_dlsym(RTLD_DEFAULT, "cudaGetDriverEntryPoint"), frames, n, path, size);
+	struct stack st = { .path = path, .size = size };
 
-	for (size_t i = 0; !found && i < CUSHIM_NRUNTIMES; i++)
-		if ((h = dlopen(cushim_runtime_sonames[i], RTLD_LAZY | RTLD_NOLOAD))) {
-			found = inside_runtime(cushim_dlsym(h, "cudaGetDriverEntryPoint"), frames, n, path, size);
-			dlclose(h);
-		}
-	return found;
+	st.n = backtrace(st.frames, 64);
+	return cushim_each_loaded_runtime(inside_runtime, &st);
+}
+
+/* A loaded runtime taken by its own handle, which the source keeps. */
+static int use_loaded(void *h, void *src)
+{
+	char path[4096];
+
+	object_path(h, path, sizeof path);
+	return try_runtime(path, RTLD_NOW | RTLD_NOLOAD, "the process's runtime", src);
 }
 
 /* A runtime the process has loaded (globally or privately), CUSHIM_CUDART,
@@ -291,16 +321,8 @@ int cushim_runtime_on_stack(char *path, size_t size)
  * a runtime's entry-point call initialises it otherwise. */
 int cushim_open_runtime(struct cushim_source *src)
 {
-	void *sym = cushim_dlsym(RTLD_DEFAULT, "cudaGetDriverEntryPoint");
-	Dl_info info;
-	size_t i;
-
-	if (sym && dladdr(sym, &info) && info.dli_fname &&
-	    try_runtime(info.dli_fname, RTLD_NOW | RTLD_NOLOAD, "the process's runtime", src))
+	if (cushim_each_loaded_runtime(use_loaded, src))
 		return 1;
-	for (i = 0; i < CUSHIM_NRUNTIMES; i++)
-		if (try_runtime(cushim_runtime_sonames[i], RTLD_NOW | RTLD_NOLOAD, "the process's runtime", src))
-			return 1;
 	if (cushim_conf.cudart) {
 		void *h = dlopen(cushim_conf.cudart, RTLD_NOW | RTLD_LOCAL);
 		if (!h)
@@ -311,7 +333,7 @@ int cushim_open_runtime(struct cushim_source *src)
 		else
 			dlclose(h);
 	}
-	for (i = 0; i < CUSHIM_NRUNTIMES; i++)
+	for (size_t i = 0; i < CUSHIM_NRUNTIMES; i++)
 		if (try_runtime(cushim_runtime_sonames[i], RTLD_NOW | RTLD_LOCAL, "runtime", src))
 			return 1;
 	return 0;
