@@ -4,9 +4,10 @@
  * form and extent; then the layout is walked as the reader will walk it, and
  * only what it reads is copied: a fatbin's headers, an uncompressed cubin's
  * header, section table, name table and notes, a host ELF file's
- * .nv_fatbin, PTX text up to its NUL.  What it skips (a compressed payload,
- * a cubin's code) stays zeros in an anonymous mapping, which costs nothing
- * where it is not written: a header that claims 256 MB costs a few pages.
+ * .nv_fatbin, PTX text (given as a C string: up to its NUL).  What it skips
+ * (a compressed payload, a cubin's code) stays zeros in an anonymous
+ * mapping, which costs nothing where it is not written: a header that
+ * claims 256 MB costs a few pages.
  * Where a byte the reader needs cannot be read, the image is one that
  * cannot be read, from that offset on. */
 #include "explain.h"
@@ -105,10 +106,11 @@ static int scan(struct cushim_image *c, size_t *off, size_t end, int nul)
 /* ---- the walk, as the reader walks ---- */
 static int need_region(struct cushim_image *c, size_t off, size_t end);
 
-/* PTX text at off, within end: up to its NUL. */
+/* Text at off, within end: all of it (the reader looks for PTX's
+ * directives and its kernels throughout). */
 static int need_text(struct cushim_image *c, size_t off, size_t end)
 {
-	return scan(c, &off, end, 1);
+	return need(c, off, end - off);
 }
 
 /* An ELF file at off, n bytes: its header and section table, its name
@@ -269,7 +271,8 @@ void cushim_image_from_memory(const void *image, size_t size, struct cushim_imag
 	c->fd = -1;
 	c->bad = SIZE_MAX;
 	/* a fatbin wrapper (__fatBinC_Wrapper_t) is followed to its fatbin, once */
-	if (cushim_peek(image, head, sizeof head) == sizeof head && fb_le(head, 4) == FB_WRAPPER_MAGIC) {
+	if ((!size || size >= sizeof head) && cushim_peek(image, head, sizeof head) == sizeof head &&
+	    fb_le(head, 4) == FB_WRAPPER_MAGIC) {
 		image = (const void *)(uintptr_t)fb_le(head + 8, 8);
 		size = 0;
 	}
