@@ -1,8 +1,10 @@
 /* A module the GPU cannot run.  The module, library and link loaders get a
  * wrapper (no other export does) that, when the driver refuses an image
  * with one of the codes that mean "no code this GPU and driver can run",
- * reads the image with the reader `cushim check` uses (modimage.c) and says
- * once per image what it holds, what the GPU and the driver are, and why.
+ * reads the image with the reader `cushim check` uses (modimage.c), from
+ * the copy explain-image.c makes of what that reader looks at, and says
+ * once per image what it holds (or that it cannot be read), what the GPU
+ * and the driver are, and why.
  * On success the wrapper costs a call and a test (make bench). */
 #include "table.h"
 #include "slots.h"
