@@ -1,6 +1,7 @@
 /* The program's memory through a checked copy (peek.h). */
 #include "config.h"
 #include "peek.h"
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
@@ -14,36 +15,64 @@ static size_t piece_at(uintptr_t at, size_t left)
 	return left < to_edge ? left : to_edge;
 }
 
-size_t cushim_peek(const void *src, void *dst, size_t n)
+/* One piece (within a page) through the pipe fd: how many bytes came
+ * through, 0 where the page cannot be read.  A piece fits in any pipe (a
+ * pipe holds at least a page), so the write never blocks and the read
+ * takes it whole. */
+static size_t through(const int fd[2], const char *src, char *dst, size_t k)
 {
-	int fd[2];
-	size_t off = 0;
-
-	if (!n || !src || pipe2(fd, O_CLOEXEC | O_NONBLOCK) != 0)
+	ssize_t w = write(fd[1], src, k);
+	if (w <= 0)
 		return 0;
-	while (off < n) {
-		size_t k = piece_at((uintptr_t)src + off, n - off);
-		ssize_t w = write(fd[1], (const char *)src + off, k);
-		if (w <= 0 || read(fd[0], (char *)dst + off, (size_t)w) != w)
-			break;
-		off += (size_t)w;
-		if ((size_t)w < k)
-			break;
-	}
+	if (read(fd[0], dst, (size_t)w) != w)
+		return 0;
+	return (size_t)w;
+}
+
+static int open_pipe(int fd[2])
+{
+	return pipe2(fd, O_CLOEXEC | O_NONBLOCK);
+}
+
+static void close_pipe(const int fd[2])
+{
 	close(fd[0]);
 	close(fd[1]);
+}
+
+static size_t peek_with(const int fd[2], const char *src, char *dst, size_t n)
+{
+	size_t off = 0;
+	while (off < n) {
+		size_t k = piece_at((uintptr_t)src + off, n - off), got = through(fd, src + off, dst + off, k);
+		off += got;
+		if (got < k)
+			break;
+	}
 	return off;
 }
 
-long cushim_peek_str(const void *src, char *dst, size_t size, int *cut)
+/* errno is the program's: a diagnostic in a call, or in a signal handler,
+ * leaves it as it was. */
+size_t cushim_peek(const void *src, void *dst, size_t n)
+{
+	int fd[2], saved = errno;
+	size_t got = 0;
+
+	if (n && src && open_pipe(fd) == 0) {
+		got = peek_with(fd, src, dst, n);
+		close_pipe(fd);
+	}
+	errno = saved;
+	return got;
+}
+
+/* The string at src, piece by piece until its NUL, through one pipe. */
+static long str_with(const int fd[2], const char *src, char *dst, size_t size, int *cut)
 {
 	size_t off = 0;
-
-	*cut = 0;
-	dst[0] = '\0';
 	while (off < size - 1) {
-		size_t k = piece_at((uintptr_t)src + off, size - 1 - off);
-		size_t got = cushim_peek((const char *)src + off, dst + off, k);
+		size_t k = piece_at((uintptr_t)src + off, size - 1 - off), got = through(fd, src + off, dst + off, k);
 		char *nul = memchr(dst + off, '\0', got);
 		if (nul)
 			return (long)(nul - dst);
@@ -54,4 +83,21 @@ long cushim_peek_str(const void *src, char *dst, size_t size, int *cut)
 	}
 	*cut = 1;
 	return (long)off;
+}
+
+long cushim_peek_str(const void *src, char *dst, size_t size, int *cut)
+{
+	int fd[2], saved = errno;
+	long len = -1;
+
+	*cut = 0;
+	if (!size)
+		return -1;
+	dst[0] = '\0';
+	if (src && open_pipe(fd) == 0) {
+		len = str_with(fd, src, dst, size, cut);
+		close_pipe(fd);
+	}
+	errno = saved;
+	return len;
 }

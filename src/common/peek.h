@@ -12,14 +12,17 @@
 #include <stddef.h>
 
 /* The first bytes of the n at src that can be read, into dst: how many
- * (fewer than n where an unreadable page begins; 0 where none can be read
- * or no pipe can be had). */
+ * (fewer than n where an unreadable page begins; 0 where none can be read,
+ * src is NULL or no pipe can be had).  errno is left as it was. */
 size_t cushim_peek(const void *src, void *dst, size_t n) CUSHIM_HIDDEN;
 
-/* The NUL-terminated string at src into dst (size bytes, size > 0), always
+/* The NUL-terminated string at src into dst (size bytes), always
  * terminated: its length, cut at size - 1 (*cut set); -1 where its first
- * byte cannot be read, or where it ends in an unreadable page before its
- * NUL and before size - 1 bytes (dst then holds what could be read). */
+ * byte cannot be read (so too where src is NULL, size is 0 or no pipe can
+ * be had), or where it ends in an unreadable page before its NUL and before
+ * size - 1 bytes: dst then holds what could be read, and src + strlen(dst)
+ * is the first address that cannot.  One pipe for the whole string; errno
+ * is left as it was. */
 long cushim_peek_str(const void *src, char *dst, size_t size, int *cut) CUSHIM_HIDDEN;
 
 #endif

@@ -5,6 +5,7 @@
 #include "stamp.h"
 #include "enums.h"
 #include "errors.h"
+#include "peek.h"
 #include "ticks.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -150,6 +151,59 @@ void cushim_put_milli(struct cushim_out *o, uint64_t v, int digits)
 	cushim_put_raw(o, tmp, (size_t)digits + 1);
 }
 
+/* s[0..n) between quotes: a quote, a backslash and the blanks escaped, C's
+ * way; other bytes outside printable ASCII as \xHH. */
+static void put_quoted(struct cushim_out *o, const char *s, size_t n)
+{
+	char tmp[4 * STR_MAX + 2], *q = tmp;
+	*q++ = '"';
+	for (size_t k = 0; k < n && k < STR_MAX; k++) {
+		unsigned char c = (unsigned char)s[k];
+		if (c == '"' || c == '\\' || c == '\n' || c == '\t' || c == '\r') {
+			*q++ = '\\';
+			*q++ = c == '\n' ? 'n' : c == '\t' ? 't' : c == '\r' ? 'r' : (char)c;
+		} else if (c < 0x20 || c >= 0x7f) {
+			*q++ = '\\';
+			*q++ = 'x';
+			*q++ = "0123456789abcdef"[c >> 4];
+			*q++ = "0123456789abcdef"[c & 15];
+		} else {
+			*q++ = (char)c;
+		}
+	}
+	*q++ = '"';
+	cushim_put_raw(o, tmp, (size_t)(q - tmp));
+}
+
+/* A C string the program passed, read through the checked copy (peek.h),
+ * never directly: "text", cut after STR_MAX characters ("text"...).  Where
+ * it runs into memory that cannot be read before its NUL, what could be
+ * read and then <unreadable ADDRESS>, the first address that cannot
+ * (<unreadable ADDRESS> alone when not even its first byte can). */
+static void put_str(struct cushim_out *o, uint64_t v)
+{
+	char s[STR_MAX + 2]; /* one more than is shown: a longer string is cut */
+	int cut;
+	long n;
+	size_t len;
+
+	if (!v) {
+		put_s(o, "NULL");
+		return;
+	}
+	n = cushim_peek_str((const void *)(uintptr_t)v, s, sizeof s, &cut);
+	len = n >= 0 ? (size_t)n : strlen(s);
+	if (n >= 0 || len)
+		put_quoted(o, s, len);
+	if (cut) {
+		put_s(o, "...");
+	} else if (n < 0) {
+		put_s(o, "<unreadable ");
+		put_x(o, v + len);
+		put_s(o, ">");
+	}
+}
+
 static void put_arg(struct cushim_out *o, const struct cushim_argdesc *d, uint64_t v)
 {
 	const char *name;
@@ -161,28 +215,9 @@ static void put_arg(struct cushim_out *o, const struct cushim_argdesc *d, uint64
 		else
 			put_x(o, v);
 		break;
-	case CUSHIM_A_STR: {
-		const char *s = (const char *)(uintptr_t)v;
-		if (!s) {
-			put(o, "NULL");
-			break;
-		}
-		put(o, "\"");
-		int k;
-		for (k = 0; s[k] && k < STR_MAX; k++) {
-			unsigned char c = (unsigned char)s[k];
-			if (c == '"' || c == '\\')
-				put(o, "\\%c", c);
-			else if (c == '\n' || c == '\t' || c == '\r')
-				put(o, "\\%c", c == '\n' ? 'n' : c == '\t' ? 't' : 'r');
-			else if (c < 0x20 || c >= 0x7f)
-				put(o, "\\x%02x", c);
-			else
-				put(o, "%c", c);
-		}
-		put(o, s[k] ? "\"..." : "\"");
+	case CUSHIM_A_STR:
+		put_str(o, v);
 		break;
-	}
 	case CUSHIM_A_INT:
 		if ((int64_t)v < 0) {
 			cushim_put_raw(o, "-", 1);

@@ -1,8 +1,10 @@
 /* A module the GPU cannot run.  The module, library and link loaders get a
  * wrapper (no other export does) that, when the driver refuses an image
  * with one of the codes that mean "no code this GPU and driver can run",
- * reads the image with the reader `cushim check` uses (modimage.c) and says
- * once per image what it holds, what the GPU and the driver are, and why.
+ * reads the image with the reader `cushim check` uses (modimage.c), from
+ * the copy explain-image.c makes of what that reader looks at, and says
+ * once per image what it holds (or that it cannot be read), what the GPU
+ * and the driver are, and why.
  * On success the wrapper costs a call and a test (make bench). */
 #include "table.h"
 #include "slots.h"
@@ -10,102 +12,16 @@
 #include "settings.h"
 #include "errors.h"
 #include "explain.h"
-#include "elfbytes.h"
 #include "gpufit.h"
 #include "modimage.h"
 #include "requirements.h"
-#include <errno.h>
-#include <fcntl.h>
+#include "peek.h"
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
-#define IMAGE_MAX (256u << 20) /* a larger image is not read */
 #define NSEEN 64
-
-/* ---- the image's bytes: from a file, or from memory that may be bad ---- */
-/* n bytes at src into dst through a pipe, which fails (EFAULT) where src
- * cannot be read rather than crash: how many. */
-static size_t copy_through_pipe(const unsigned char *src, unsigned char *dst, size_t n)
-{
-	int fd[2];
-	size_t off = 0;
-	if (pipe2(fd, O_CLOEXEC) != 0)
-		return 0;
-	while (off < n) {
-		size_t k = n - off < 4096 ? n - off : 4096;
-		ssize_t w = write(fd[1], src + off, k);
-		if (w <= 0 || read(fd[0], dst + off, (size_t)w) != w)
-			break;
-		off += (size_t)w;
-	}
-	close(fd[0]);
-	close(fd[1]);
-	return off;
-}
-
-/* n bytes at src into dst as far as they can be read: how many. */
-static size_t copy_in(const void *src, void *dst, size_t n)
-{
-	struct iovec local = { dst, n }, remote = { (void *)(uintptr_t)src, n };
-	ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-	if (got < 0 && errno != EFAULT) /* not allowed here (a sandbox) */
-		return copy_through_pipe(src, dst, n);
-	return got > 0 ? (size_t)got : 0;
-}
-
-static unsigned char *from_file(const char *path, size_t *n)
-{
-	struct stat st;
-	unsigned char *p = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0 || (uint64_t)st.st_size > IMAGE_MAX ||
-	    !(p = malloc((size_t)st.st_size)) || pread(fd, p, (size_t)st.st_size, 0) != st.st_size) {
-		free(p);
-		p = NULL;
-	}
-	*n = p ? (size_t)st.st_size : 0;
-	if (fd >= 0)
-		close(fd);
-	return p;
-}
-
-/* How many bytes the image at src spans, by its header: a fatbin's size,
- * an ELF file's tables, or PTX text up to its NUL. */
-static size_t extent(const unsigned char *src, const unsigned char head[64], size_t have)
-{
-	if (have >= 16 && fb_le(head, 4) == FB_MAGIC)
-		return 16 + (size_t)(fb_le(head + 8, 8) < IMAGE_MAX ? fb_le(head + 8, 8) : IMAGE_MAX);
-	if (have == 64 && memcmp(head, "\177ELF", 4) == 0) {
-		uint64_t n = eb_extent(head);
-		return n && n < IMAGE_MAX ? (size_t)n : 0;
-	}
-	size_t n = 0;
-	char chunk[4096];
-	for (size_t got; n < IMAGE_MAX && (got = copy_in(src + n, chunk, sizeof chunk)) > 0; n += got)
-		if (memchr(chunk, 0, got))
-			return n + (size_t)((char *)memchr(chunk, 0, got) - chunk);
-	return n;
-}
-
-/* The image at `image`: size bytes, or (0) as many as its header says; a
- * fatbin wrapper (__fatBinC_Wrapper_t) is followed to its fatbin, once. */
-static unsigned char *from_memory(const void *image, size_t size, size_t *n, int follow)
-{
-	unsigned char head[64], *p;
-	size_t have = copy_in(image, head, sizeof head);
-	if (follow && have >= 16 && fb_le(head, 4) == FB_WRAPPER_MAGIC)
-		return from_memory((const void *)(uintptr_t)fb_le(head + 8, 8), 0, n, 0);
-	*n = size ? size : extent(image, head, have);
-	p = *n <= IMAGE_MAX ? malloc(*n ? *n : 1) : NULL;
-	if (p && copy_in(image, p, *n) == *n)
-		return p;
-	free(p);
-	*n = 0;
-	return NULL;
-}
 
 /* ---- once per image: its address, or its path's hash ---- */
 static uintptr_t seen[NSEEN];
@@ -193,36 +109,83 @@ static int explained(CUresult r)
 	       r == CUDA_ERROR_INVALID_IMAGE || r == CUDA_ERROR_INVALID_SOURCE || r == CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
 }
 
-/* fn refused the image at `image` (size bytes, 0: as its header says) or
- * the file `path` with r. */
-static void refused(CUresult r, const char *fn, const void *image, size_t size, const char *path)
+/* Why the image c cannot be read (path: it is that file), into buf. */
+static void unreadable(const struct cushim_image *c, const char *path, char *buf, size_t size)
 {
-	char text[3000], holds[600], why[600], gpu[32], drv[16], src[1100];
-	struct mi_image im;
-	size_t n = 0;
-	unsigned char *p;
-	int isa = cli_ptx_isa_max(cushim_state.real_driver_version);
-
-	if (!explained(r) || !first_time(image, path))
-		return;
-	p = path ? from_file(path, &n) : image ? from_memory(image, size, &n, 1) : NULL;
-	mi_read(p ? p : (const unsigned char *)"", n, &im);
-	if (!p)
-		snprintf(im.error, sizeof im.error, "its bytes cannot be read");
-	struct cli_gpu_arch g = current_gpu();
-	snprintf(gpu, sizeof gpu, g.major ? "sm_%d%d" : "unknown", g.major, g.minor);
-	if (path)
-		snprintf(src, sizeof src, "%.1000s, %s", path, p ? mi_form_name(im.form) : "unreadable");
+	if (c->why)
+		snprintf(buf, size, "%s%s%s", c->why, c->err ? ": " : "", c->err ? strerror(c->err) : "");
+	else if (path)
+		snprintf(buf, size, "reading it stopped at offset %zu: %s", c->bad,
+			 c->err ? strerror(c->err) : "the file is shorter than when it was opened");
+	else if (c->bad == 0)
+		snprintf(buf, size, "no byte at %p is readable memory", c->at);
 	else
-		snprintf(src, sizeof src, "%s in memory at %p", p ? mi_form_name(im.form) : "an image", image);
-	reason(r, &im, g, isa, why, sizeof why);
-	snprintf(text, sizeof text, "%s returned %s for %s: it holds %s. This GPU is %s and the driver CUDA %s, "
-		 "which compiles PTX up to ISA %d.%d. %s", fn, cushim_error_name(r), src, mi_describe(&im, holds, sizeof holds),
-		 gpu, cushim_state.real_driver_version ? cushim_format_version(cushim_state.real_driver_version, drv) :
-		 "of unknown version", isa / 10, isa % 10, why);
+		snprintf(buf, size, "its bytes from offset %zu on, at %p, are not readable memory", c->bad,
+			 (const void *)((const char *)c->at + c->bad));
+}
+
+/* fn returned r for the image c: image (in memory) or the file path (NULL
+ * where its path cannot be read: pathless then says where it is). */
+static void say(CUresult r, const char *fn, const struct cushim_image *c, const void *image, const char *path,
+		const char *pathless)
+{
+	char text[3000], holds[600], state[700], why[600], gpu[32], drv[16], src[1100];
+	struct mi_image im;
+	int isa = cli_ptx_isa_max(cushim_state.real_driver_version), ok = cushim_image_readable(c);
+	struct cli_gpu_arch g = current_gpu();
+
+	mi_read(ok && c->p ? c->p : (const unsigned char *)"", ok ? c->n : 0, &im);
+	snprintf(gpu, sizeof gpu, g.major ? "sm_%d%d" : "unknown", g.major, g.minor);
+	if (pathless)
+		snprintf(src, sizeof src, "%s", pathless);
+	else if (path)
+		snprintf(src, sizeof src, "%.1000s%s%s", path, ok ? ", " : "", ok ? mi_form_name(im.form) : "");
+	else
+		snprintf(src, sizeof src, "%s in memory at %p", ok ? mi_form_name(im.form) : "an image", image);
+	if (ok) {
+		reason(r, &im, g, isa, why, sizeof why);
+		snprintf(state, sizeof state, "it holds %s", mi_describe(&im, holds, sizeof holds));
+	} else {
+		unreadable(c, path, holds, sizeof holds);
+		snprintf(state, sizeof state, "it cannot be read (%s), so cushim cannot say what it holds", holds);
+		why[0] = '\0';
+	}
+	snprintf(text, sizeof text, "%s returned %s for %s: %s. This GPU is %s and the driver CUDA %s, "
+		 "which compiles PTX up to ISA %d.%d.%s%s", fn, cushim_error_name(r), src, state, gpu,
+		 cushim_state.real_driver_version ? cushim_format_version(cushim_state.real_driver_version, drv) :
+		 "of unknown version", isa / 10, isa % 10, why[0] ? " " : "", why);
 	cushim_cause("module", text);
 	mi_free(&im);
-	free(p);
+}
+
+/* fn refused the image at `image` (size bytes, 0: as its header says) or
+ * the file `path` with r.  The path is the program's string: read through
+ * the checked copy, as the image is. */
+static void refused(CUresult r, const char *fn, const void *image, size_t size, const char *path)
+{
+	char *name = NULL, where[64];
+	int cut = 0;
+	struct cushim_image c;
+
+	if (!explained(r) || (path && !(name = malloc(PATH_MAX + 1))))
+		return;
+	if (path && (cushim_peek_str(path, name, PATH_MAX + 1, &cut) < 0 || cut)) {
+		if (first_time(path, NULL)) {
+			memset(&c, 0, sizeof c);
+			c.bad = SIZE_MAX;
+			c.why = cut ? "its path is longer than PATH_MAX" : "its path is not readable memory";
+			snprintf(where, sizeof where, "a path at %p", (const void *)path);
+			say(r, fn, &c, NULL, NULL, where);
+		}
+	} else if (first_time(image, name)) {
+		if (name)
+			cushim_image_from_file(name, &c);
+		else
+			cushim_image_from_memory(image, size, &c);
+		say(r, fn, &c, image, name, NULL);
+		cushim_image_free(&c);
+	}
+	free(name);
 }
 
 /* ---- the wrappers ---- */

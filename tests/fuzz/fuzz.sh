@@ -22,10 +22,15 @@ if [ -z "${FUZZ_BUILT-}" ]; then
 fi
 mkdir -p "$b/tests/fuzz/crashes"
 status=0
-for target in level version patterns path elf outputs; do
+for target in level version patterns path elf outputs string image; do
 	bin=$b/tests/fuzz/fuzz-$target
 	work=$b/tests/fuzz/work-$target
-	rm -rf "$work" && mkdir -p "$work" && cp "$s/tests/fuzz/corpus/$target/"* "$work/" 2>/dev/null
+	seeds=$target
+	[ "$target" = image ] && seeds="elf image" # the images the reader's own target starts from, too
+	rm -rf "$work" && mkdir -p "$work"
+	for d in $seeds; do
+		cp "$s/tests/fuzz/corpus/$d/"* "$work/" 2>/dev/null
+	done
 	if [ -d "$s/tests/fuzz/regressions/$target" ]; then
 		for f in "$s/tests/fuzz/regressions/$target/"*; do
 			[ -f "$f" ] || continue

@@ -6,7 +6,7 @@
 FUZZ_CC = clang
 FUZZ_SECONDS = 60
 FUZZ_TARGETS = tests/fuzz/fuzz-level tests/fuzz/fuzz-version tests/fuzz/fuzz-patterns tests/fuzz/fuzz-path \
-	tests/fuzz/fuzz-elf tests/fuzz/fuzz-outputs
+	tests/fuzz/fuzz-elf tests/fuzz/fuzz-outputs tests/fuzz/fuzz-string tests/fuzz/fuzz-image
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DHAVE_CONFIG_H \
 	-I$(top_builddir) $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
 FUZZ_CONF_SRC = $(top_srcdir)/tests/fuzz/fuzz-conf.c $(top_srcdir)/src/common/conf.c $(top_srcdir)/src/common/settings.c $(top_srcdir)/src/common/log.c
@@ -31,6 +31,18 @@ FUZZ_OUT_SRC = tests/fuzz/fuzz-outputs.c $(libcushim_cli_la_SOURCES) $(libcushim
 tests/fuzz/fuzz-outputs: $(FUZZ_OUT_SRC) $(GENERATED)
 	$(AM_V_CCLD)$(FUZZ_FUZZ) -DCUSHIM_LIBDIR='"$(libdir)"' $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS) \
 		`for f in $(FUZZ_OUT_SRC); do case $$f in *.c) echo $(top_srcdir)/$$f;; esac; done` $(LIBELF_LIBS) $(LIBZIP_LIBS) $(LIBS)
+# fuzz-string: a string argument read through the checked copy and
+# formatted for the trace and the timeline; fuzz-image: the copy of a refused
+# module image that holds only what the reader of images looks at.
+FUZZ_STRING_SRC = $(top_srcdir)/tests/fuzz/fuzz-peek.c $(top_srcdir)/src/diag/stamp.c $(top_srcdir)/src/common/peek.c \
+	$(top_srcdir)/src/common/table.c $(top_srcdir)/src/common/enums.c $(top_srcdir)/src/shim/errors.c
+tests/fuzz/fuzz-string: $(FUZZ_STRING_SRC) $(GENERATED)
+	$(AM_V_CCLD)$(FUZZ_FUZZ) -DFUZZ_STRING $(FUZZ_STRING_SRC)
+FUZZ_IMAGE_SRC = $(top_srcdir)/tests/fuzz/fuzz-peek.c $(top_srcdir)/src/shim/explain-image.c \
+	$(top_srcdir)/src/common/peek.c $(top_srcdir)/src/common/elfbytes.c $(top_srcdir)/src/common/fatbin.c \
+	$(top_srcdir)/src/common/modimage.c
+tests/fuzz/fuzz-image: $(FUZZ_IMAGE_SRC) $(GENERATED)
+	$(AM_V_CCLD)$(FUZZ_FUZZ) -DFUZZ_IMAGE $(FUZZ_IMAGE_SRC)
 fuzz-targets: $(FUZZ_TARGETS)
 check-fuzz: fuzz-targets
 	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' FUZZ_SECONDS='$(FUZZ_SECONDS)' \
@@ -42,4 +54,4 @@ clean-local: clean-fuzz
 clean-fuzz:
 	rm -rf tests/fuzz/work-* tests/fuzz/crashes
 .PHONY: clean-fuzz
-EXTRA_DIST += tests/fuzz/fuzz.sh tests/fuzz/fuzz-conf.c tests/fuzz/fuzz-elf.c tests/fuzz/fuzz-outputs.c tests/fuzz/corpus tests/fuzz/regressions
+EXTRA_DIST += tests/fuzz/fuzz.sh tests/fuzz/fuzz-conf.c tests/fuzz/fuzz-elf.c tests/fuzz/fuzz-outputs.c tests/fuzz/fuzz-peek.c tests/fuzz/corpus tests/fuzz/regressions

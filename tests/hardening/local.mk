@@ -94,3 +94,15 @@ CLEANFILES += reliability.txt
 # failed: make check-sanitizers runs it (several minutes; not in make check).
 EXTRA_DIST += tests/hardening/sanitizers.sh
 CLEANFILES += sanitizers-asan.log sanitizers-tsan.log
+
+# What cannot be read, handed to the driver (bad-memory-app.c, on the fake
+# 13.0): string and path arguments in a PROT_NONE page, FIFOs, a fatbin
+# header that claims 200 MB (bad-pointers.sh); module images that run into
+# such a page, under seccomp filters on process_vm_readv (sandbox.sh).
+check_PROGRAMS += tests/hardening/bad-memory-app
+tests_hardening_bad_memory_app_CPPFLAGS = $(FAKE_APP_INCLUDES)
+tests_hardening_bad_memory_app_LDFLAGS = $(FAKE_APP_LINK)
+tests_hardening_bad_memory_app_LDADD = -lcuda $(LIBS)
+EXTRA_tests_hardening_bad_memory_app_DEPENDENCIES = $(FAKE_APP_DEPS) $(FAKE_NO_RUNTIME)
+TESTS += tests/hardening/bad-pointers.sh tests/hardening/sandbox.sh
+EXTRA_DIST += tests/hardening/bad-pointers.sh tests/hardening/sandbox.sh

@@ -24,7 +24,7 @@ printf '|%s|%s|%s|\n' "---------------------------------------------------------
 row "faults injected: 13 driver/runtime failures (tests/hardening/faults)" check TESTS=tests/hardening/faults
 row "constructor, fork storm (8x25 forks), vfork+exec, signals" check TESTS=tests/hardening/threads
 row "secure execution: AT_SECURE copy reads no CUSHIM_*" check TESTS=tests/hardening/secure.sh
-row "fuzzing: 5 libFuzzer targets, ${FUZZ_SECONDS} s each" check-fuzz FUZZ_SECONDS="$FUZZ_SECONDS"
+row "fuzzing: 8 libFuzzer targets, ${FUZZ_SECONDS} s each" check-fuzz FUZZ_SECONDS="$FUZZ_SECONDS"
 row "ASan+UBSan: the CPU suite (Check programs, cli scripts)" check-asan
 row "TSan: lazy bootstrap, diagnostics, threads and signals" check-tsan
 row "valgrind: unit, diag and fault tests, every child" check-valgrind
