@@ -38,6 +38,15 @@ void cushim_fork_failed(unsigned i) CUSHIM_HIDDEN; /* export i returned 3 in suc
  * cushim_impl. */
 void cushim_module_install(void) CUSHIM_HIDDEN;
 
+/* explain-init.c: cuInit's failure (own_cuInit calls it with what the driver
+ * returned), and the context creators' wrappers, into the implementations. */
+void cushim_init_failed(CUresult r) CUSHIM_HIDDEN;
+void cushim_init_install(void) CUSHIM_HIDDEN;
+
+/* explain-oom.c: the allocators' wrappers (and, with count, the frees' and
+ * the count of what the process holds), into the implementations. */
+void cushim_oom_install(int count) CUSHIM_HIDDEN;
+
 /* explain-runtime.c: in masquerade, cuDriverGetVersion's answer judged
  * against the runtimes loaded. */
 void cushim_runtime_gate_install(void) CUSHIM_HIDDEN;
