@@ -1,6 +1,7 @@
 /* What the machine says about its NVIDIA driver (nvenv.h). */
 #include "config.h"
 #include "nvenv.h"
+#include "conf.h"
 #include "elfbytes.h"
 #include <ctype.h>
 #include <dirent.h>
@@ -14,7 +15,7 @@
 
 static const char *root(void)
 {
-	const char *r = secure_getenv("CUSHIM_TEST_ROOT");
+	const char *r = cushim_test_env("CUSHIM_TEST_ROOT");
 	return r ? r : "";
 }
 
