@@ -31,7 +31,7 @@ struct held {
 };
 static struct held *table;
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t bytes[NKINDS], count[NKINDS], untracked;
+static uint64_t bytes[NKINDS], count[NKINDS], untracked; /* untracked: the table was full */
 static int counting;
 
 static struct held *probe(uint64_t key, int insert)
@@ -49,11 +49,13 @@ static struct held *probe(uint64_t key, int insert)
 static void hold(uint64_t key, uint64_t size, enum kind kind)
 {
 	struct held *s;
+	if (!key)
+		return; /* the driver named nothing: nothing to free later */
 	pthread_mutex_lock(&table_lock);
-	if (table && key && (s = probe(key, 1))) {
+	if (table && (s = probe(key, 1))) {
 		*s = (struct held){ key, size, kind };
 		bytes[kind] += size, count[kind]++;
-	} else {
+	} else if (table) {
 		untracked++;
 	}
 	pthread_mutex_unlock(&table_lock);
@@ -139,7 +141,7 @@ static void out_of_memory(const char *fn, uint64_t want, enum kind kind)
 
 	if (!first_in_context())
 		return;
-	int known = info && info(&free_b, &total_b) == CUDA_SUCCESS;
+	int known = info && info(&free_b, &total_b) == CUDA_SUCCESS && total_b > 0;
 	if (!getdev || getdev(&dev) != CUDA_SUCCESS)
 		dev = -1;
 	holdings(held, sizeof held);
