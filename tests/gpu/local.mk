@@ -44,7 +44,7 @@ tests/gpu/sm100-only.fatbin: $(top_srcdir)/tests/gpu/gpu-kernels.cu
 	$(AM_V_GEN)$(MKDIR_P) tests/gpu && $(NVCC) -fatbin -gencode arch=compute_100,code=sm_100 -o $@ $<
 CLEANFILES += tests/gpu/sm100-only.fatbin
 GPU_TESTS = tests/gpu/core.sh tests/gpu/fork.sh tests/gpu/adapt.sh tests/gpu/emulation.sh tests/gpu/coexist.sh \
-	tests/gpu/procs.sh tests/gpu/explain.sh tests/gpu/explain-start.sh tests/gpu/check-env.sh
+	tests/gpu/procs.sh tests/gpu/explain.sh tests/gpu/explain-start.sh tests/gpu/check-env.sh tests/gpu/check-truth.sh
 TESTS += $(GPU_TESTS)
 EXTRA_DIST += $(GPU_TESTS)
 endif
