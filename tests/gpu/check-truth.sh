@@ -57,7 +57,6 @@ print({True: "yes", False: "no"}.get((v or {}).get("runs"), "unknown"))' 2>/dev/
 printf '%-14s' program >"$tmp/table"
 for v in $VERSIONS; do printf ' %-15s' "$v" >>"$tmp/table"; done
 echo >>"$tmp/table"
-agree=0 total=0
 echo "$progs" | while IFS='|' read -r name run files; do
 	[ -n "$name" ] || continue
 	printf '%-14s' "$name"

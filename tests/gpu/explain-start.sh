@@ -17,7 +17,7 @@ said() { # name, rc pattern, message pattern
 }
 CUDA_VISIBLE_DEVICES=7 run_shimmed "$app" init >"$tmp/cvd7.out" 2>"$tmp/cvd7.err"
 said cvd7 'init 100 100' 'cuInit returned 100 (CUDA_ERROR_NO_DEVICE.*CUDA_VISIBLE_DEVICES="7" names none of the'
-CUDA_VISIBLE_DEVICES= run_shimmed "$app" init >"$tmp/cvd.out" 2>"$tmp/cvd.err"
+CUDA_VISIBLE_DEVICES='' run_shimmed "$app" init >"$tmp/cvd.out" 2>"$tmp/cvd.err"
 said cvd 'init 100 100' 'cuInit returned 100 (CUDA_ERROR_NO_DEVICE.*CUDA_VISIBLE_DEVICES="" names none of the'
 old=$(ls "$top_builddir"/tests/realdrv/cache/drv/550/libcuda.so.550.* \
 	"$top_builddir"/tests/gpu/drv550/libcuda.so.550.* 2>/dev/null | head -n 1)
