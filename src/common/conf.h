@@ -29,6 +29,10 @@ void cushim_conf_clear(struct cushim_conf *c) CUSHIM_HIDDEN;
 /* A setting's value in the environment, NULL when unset (or empty where that means unset). */
 const char *cushim_setting_env(const char *name) CUSHIM_HIDDEN;
 
+/* A test harness's variable (CUSHIM_TEST_*: no setting, never documented
+ * for users), NULL when unset or in secure execution. */
+const char *cushim_test_env(const char *name) CUSHIM_HIDDEN;
+
 /* Whether CUSHIM_HIDE hides the export name. */
 int cushim_hidden_name(const char *name) CUSHIM_HIDDEN;
 

@@ -68,6 +68,8 @@ static CUresult CUDAAPI own_cuInit(unsigned int flags)
 	if (r == CUDA_SUCCESS) {
 		cushim_fork_initialised(); /* where, for a forked child's failure (explain-fork.c) */
 		cushim_adopt_runtime();
+	} else {
+		cushim_init_failed(r);
 	}
 	return r;
 }
@@ -110,6 +112,8 @@ static void install_overrides(int tracing)
 	}
 	cushim_adapt_install(1);
 	cushim_module_install();
+	cushim_init_install();
+	cushim_oom_install(tracing);
 	if (masquerade)
 		cushim_runtime_gate_install();
 	cushim_count_adapted();

@@ -58,6 +58,15 @@ void cushim_image_from_file(const char *path, struct cushim_image *im) CUSHIM_HI
 int cushim_image_readable(const struct cushim_image *im) CUSHIM_HIDDEN;
 void cushim_image_free(struct cushim_image *im) CUSHIM_HIDDEN;
 
+/* explain-init.c: cuInit's failure (own_cuInit calls it with what the driver
+ * returned), and the context creators' wrappers, into the implementations. */
+void cushim_init_failed(CUresult r) CUSHIM_HIDDEN;
+void cushim_init_install(void) CUSHIM_HIDDEN;
+
+/* explain-oom.c: the allocators' wrappers (and, with count, the frees' and
+ * the count of what the process holds), into the implementations. */
+void cushim_oom_install(int count) CUSHIM_HIDDEN;
+
 /* explain-runtime.c: in masquerade, cuDriverGetVersion's answer judged
  * against the runtimes loaded. */
 void cushim_runtime_gate_install(void) CUSHIM_HIDDEN;

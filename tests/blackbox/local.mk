@@ -11,10 +11,12 @@
 #   diagnostics           tracing, summary, masquerade, hiding, CUSHIM_* values
 #   explain               the causes named at run time: fork, module images,
 #                         a runtime that refuses the driver
+#   explain-start         the causes named when CUDA cannot start (cuInit,
+#                         a device unavailable) or runs out of memory
 if HAVE_CHECK
 BLACKBOX_TESTS = tests/blackbox/export-set tests/blackbox/forwarding tests/blackbox/older-driver \
 	tests/blackbox/invisible-until-used tests/blackbox/entry-points tests/blackbox/diagnostics \
-	tests/blackbox/explain
+	tests/blackbox/explain tests/blackbox/explain-start
 check_PROGRAMS += $(BLACKBOX_TESTS) tests/blackbox/dlsym-app tests/blackbox/dlopen-app tests/blackbox/static-rt-app
 TESTS += $(BLACKBOX_TESTS)
 
@@ -39,6 +41,9 @@ EXTRA_tests_blackbox_diagnostics_DEPENDENCIES = $(HARNESS_DEPS) tests/demo/newer
 tests_blackbox_explain_LDFLAGS = $(HARNESS_CUDA_LINK)
 tests_blackbox_explain_LDADD = -lcuda $(HARNESS_LIBS)
 EXTRA_tests_blackbox_explain_DEPENDENCIES = $(HARNESS_DEPS) tests/blackbox/static-rt-app
+tests_blackbox_explain_start_LDFLAGS = $(HARNESS_CUDA_LINK)
+tests_blackbox_explain_start_LDADD = -lcuda $(HARNESS_LIBS)
+EXTRA_tests_blackbox_explain_start_DEPENDENCIES = $(HARNESS_DEPS)
 tests_blackbox_static_rt_app_LDADD = -ldl
 tests_blackbox_dlopen_app_LDADD = -ldl
 # What the GL, EGL and VDPAU interop headers declare, read from the library's

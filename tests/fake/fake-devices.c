@@ -10,14 +10,16 @@
  *     its device (cuMemAlloc_v2, cuPointerGetAttribute's memory type and
  *     device ordinal); distinct devices can access each other; each has a
  *     few attributes (VMM and POSIX fd handles supported, the default
- *     compute mode, an SM count and a clock rate), every other is 0.
+ *     compute mode, an SM count and a clock rate), every other is 0;
+ *   - FAKE_COMPUTE_MODE=2 (prohibited) or 3 (exclusive-process, taken):
+ *     cuDevicePrimaryCtxRetain refuses with 46, with or without devices.
  * Nothing runs: no kernel, copy or memset touches memory. Without
  * FAKE_DEVICES every one of these answers as the generic exports do.
  * The driver's constants are written here by value: the fake has no cuda.h. */
 #include <stdint.h>
 
 #define DEV_MAX 8
-enum { INVALID_DEVICE = 101, INVALID_CONTEXT = 201, INVALID_HANDLE = 400 };
+enum { DEVICE_UNAVAILABLE = 46, INVALID_DEVICE = 101, INVALID_CONTEXT = 201, INVALID_HANDLE = 400 };
 enum { ATTR_MEMORY_TYPE = 2, ATTR_DEVICE_ORDINAL = 9, MEMORYTYPE_DEVICE = 2 };
 /* cuDeviceGetAttribute: those a device of the fake has, by value; any other is 0. */
 static const struct {
@@ -113,27 +115,34 @@ DEV_SPECIAL(cuDeviceGet)
 	return SUCCESS;
 }
 
+/* FAKE_GPU_CC=M.m: the compute capability's attributes into *v;
+ * FAKE_COMPUTE_MODE=N: the compute mode (20); 0 for any other. */
+static int gpu_cc(W attr, int *v)
+{
+	const char *cc = FAKE_GETENV("FAKE_GPU_CC"), *dot, *mode = FAKE_GETENV("FAKE_COMPUTE_MODE");
+
+	if (attr == 20 && mode && *mode) {
+		*v = atoi(mode);
+		return 1;
+	}
+	if (!cc || !*cc || (attr != 75 && attr != 76))
+		return 0;
+	*v = attr == 75 ? atoi(cc) : (dot = strchr(cc, '.')) ? atoi(dot + 1) : 0;
+	return 1;
+}
+
 DEV_SPECIAL(cuDevicePrimaryCtxRetain)
 {
-	int rc;
+	int rc, mode = 0;
 
+	if (initialised() && gpu_cc(20, &mode) && (mode == 2 || mode == 3))
+		return DEVICE_UNAVAILABLE; /* prohibited, or exclusive-process and taken */
 	if (stateless(&rc))
 		return rc;
 	if ((int)a1 < 0 || (int)a1 >= ndev())
 		return INVALID_DEVICE;
 	*(uintptr_t *)(uintptr_t)a0 = (uintptr_t)&ctx_tags[(int)a1];
 	return SUCCESS;
-}
-
-/* FAKE_GPU_CC=M.m: the compute capability's attributes into *v; 0 for any other. */
-static int gpu_cc(W attr, int *v)
-{
-	const char *cc = FAKE_GETENV("FAKE_GPU_CC"), *dot;
-
-	if (!cc || !*cc || (attr != 75 && attr != 76))
-		return 0;
-	*v = attr == 75 ? atoi(cc) : (dot = strchr(cc, '.')) ? atoi(dot + 1) : 0;
-	return 1;
 }
 
 DEV_SPECIAL(cuDeviceGetAttribute)
@@ -309,6 +318,8 @@ DEV_SPECIAL(cuMemAlloc_v2)
 	int rc, d = ctx_dev(current_ctx());
 	uint64_t bytes = (a1 + 255) & ~(uint64_t)255;
 
+	if (mem_take(a0, a1, &rc))
+		return rc;
 	if (stateless(&rc))
 		return rc;
 	if (d < 0)

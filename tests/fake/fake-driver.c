@@ -68,6 +68,7 @@ static int initialised(void)
  *                           cuInit (the global scope's): the preloaded
  *                           shim's own stub, not the fake's function
  *   FAKE_VERSION_FAIL=N     cuDriverGetVersion returns N, writes nothing
+ *   FAKE_INIT_FAIL=N        cuInit returns N and initialises nothing
  *   FAKE_MODULE_REFUSE=N    every module, library and link load (cuModuleLoad*,
  *                           cuLibraryLoad*, cuLinkAdd*_v2) returns N once initialised
  *   FAKE_GPU_CC=M.m         the GPU's compute capability: cuCtxGetDevice answers
@@ -137,7 +138,9 @@ __attribute__((always_inline)) static inline void record(int i, const W w[FAKE_N
 #define RECORD(i) record(i, (const W[FAKE_NWORDS]){ a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11 })
 #endif
 
-/* ---- the device state that FAKE_DEVICES=N turns on (its specials) ---- */
+/* ---- the memory that FAKE_MEM_TOTAL gives, and the device state that
+ * FAKE_DEVICES=N turns on (their specials) ---- */
+#include "fake-memory.c"
 #include "fake-devices.c"
 
 /* ---- the generic exports ---- */
@@ -293,6 +296,9 @@ out:
 static int special_cuInit(W a0, W a1, W a2, W a3, W a4, W a5)
 {
 	pid_t was = __atomic_load_n(&init_pid, __ATOMIC_ACQUIRE);
+	const char *fail = FAKE_GETENV("FAKE_INIT_FAIL");
+	if (fail && *fail)
+		return atoi(fail); /* as a driver that cannot start: nothing initialised */
 	if (was && was != getpid())
 		return NOT_INITIALIZED; /* forked from an initialised process */
 	__atomic_store_n(&init_pid, getpid(), __ATOMIC_RELEASE);
@@ -369,7 +375,12 @@ static const struct {
 	{ 3, 0, "CUDA_ERROR_NOT_INITIALIZED", "initialization error" },
 	/* an 11.4 driver does not know 36; the shim must name it itself */
 	{ 36, 12000, "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER", "the API call requires a newer CUDA driver" },
+	{ 2, 0, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory" },
+	{ 46, 0, "CUDA_ERROR_DEVICE_UNAVAILABLE", "CUDA-capable device(s) is/are busy or unavailable" },
 	{ 100, 0, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected" },
+	{ 803, 0, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "system has unsupported display driver / cuda driver combination" },
+	{ 804, 0, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "forward compatibility was attempted on non supported HW" },
+	{ 999, 0, "CUDA_ERROR_UNKNOWN", "unknown error" },
 	{ 500, 0, "CUDA_ERROR_NOT_FOUND", "named symbol not found" },
 	{ 801, 0, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported" },
 };

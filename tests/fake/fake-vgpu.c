@@ -8,7 +8,8 @@
  *   - keeps a table of the driver's functions, filled at initialisation from
  *     dlopen("libcuda.so.1") (in masquerade, cushim), and calls through it;
  *     a hook used before initialisation aborts (HAMi calls NULL);
- *   - hooks cuInit (which initialises it), cuDriverGetVersion, cuMemGetInfo_v2,
+ *   - hooks cuInit (which initialises it), cuDriverGetVersion, cuMemGetInfo_v2
+ *     (which answers the limit as the device's memory, as HAMi-core does),
  *     cuMemAlloc_v2 (CUDA_DEVICE_MEMORY_LIMIT: an allocation above it fails
  *     with CUDA_ERROR_OUT_OF_MEMORY without reaching the driver),
  *     cuLaunchKernel, and cuGetProcAddress(_v2), which hand out these hooks.
@@ -163,7 +164,12 @@ VGPU_API int cuDriverGetVersion(int *v)
 
 VGPU_API int cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
 {
-	return leave(H_MEMINFO, ((int (*)(size_t *, size_t *))enter(H_MEMINFO))(free_bytes, total));
+	int rc = ((int (*)(size_t *, size_t *))enter(H_MEMINFO))(free_bytes, total);
+	if (rc == 0 && limit && free_bytes && total) { /* as HAMi-core: the limit is the device */
+		*total = limit;
+		*free_bytes = limit - __atomic_load_n(&used, __ATOMIC_RELAXED);
+	}
+	return leave(H_MEMINFO, rc);
 }
 
 VGPU_API int cuMemAlloc_v2(W *dptr, size_t size)

@@ -35,7 +35,7 @@ FAKE_CFLAGS = $(WARN_CFLAGS) -O2 -fPIC -fvisibility=hidden \
 # -Bsymbolic as the real driver: the pointers it hands out are its own.
 FAKE_LINKFLAGS = -shared -Wl,-Bsymbolic -Wl,-z,now
 FAKE_DRV_DEPS = $(top_srcdir)/src/common/lookup-rule.h $(top_srcdir)/tests/fake/fake-driver.c \
-	$(top_srcdir)/tests/fake/fake-devices.c $(top_srcdir)/tests/fake/fake.h tests/fake/fake-table.h
+	$(top_srcdir)/tests/fake/fake-devices.c $(top_srcdir)/tests/fake/fake-memory.c $(top_srcdir)/tests/fake/fake.h tests/fake/fake-table.h
 FAKE_RT_DEPS = $(top_srcdir)/tests/fake/fake-cudart.c $(top_srcdir)/tests/fake/fake.h
 
 FAKE_EXPORTS_TXT = $(top_srcdir)/tests/oracle/libcuda-580.159.04-exports.txt
@@ -88,5 +88,5 @@ $(FAKE_BAD):
 fake: $(FAKE_ALL) $(FAKE_BAD)
 .PHONY: fake
 CLEANFILES += tests/fake/fake-table.h $(FAKE_ALL) $(FAKE_BAD) $(FAKE_DRIVERS:.so.1=.so) $(FAKE_LEAN:.so.1=.so)
-EXTRA_DIST += tests/fake/genfake.py tests/fake/fake-driver.c tests/fake/fake-devices.c tests/fake/fake-cudart.c \
+EXTRA_DIST += tests/fake/genfake.py tests/fake/fake-driver.c tests/fake/fake-devices.c tests/fake/fake-memory.c tests/fake/fake-cudart.c \
 	tests/fake/fake.h tests/fake/no-runtime.c tests/fake/fake-vgpu.c

@@ -68,7 +68,9 @@ run() {
 	fi
 }
 
-warnings() { grep '^cushim: ' "$out/$1.err" | grep -v 'summary of pid\|^cushim: *[0-9]\|^cushim: *calls'; }
+# (an allocation over the limit that reaches cushim is named, as any out of
+# memory is: not a warning about the stacking)
+warnings() { grep '^cushim: ' "$out/$1.err" | grep -v 'summary of pid\|^cushim: *[0-9]\|^cushim: *calls\|returned CUDA_ERROR_OUT_OF_MEMORY'; }
 
 # ---- HAMi-core ----
 hami_app() { # the driver-API program in every stacking

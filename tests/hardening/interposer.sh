@@ -56,6 +56,15 @@ calls() { # NAME FUNCTION: cushim's count from the JSON summary (a row a line; 0
 	echo "${n:-0}"
 }
 
+# The allocation over the limit, refused by the interposer below cushim,
+# is named once with the interposer's figures (the limit as the device).
+oom_named() {
+	grep -q 'cuMemAlloc_v2 returned CUDA_ERROR_OUT_OF_MEMORY asking for 1.00 GiB of device memory: the device has [0-9.]* MiB free of 64.00 MiB (cuMemGetInfo)\.' "$T/$1.cushim" ||
+		fail "$1: the allocation over the limit is not named: $(cat "$T/$1.cushim")"
+	grep -v 'returned CUDA_ERROR_OUT_OF_MEMORY' "$T/$1.cushim" >"$T/$1.rest"
+	mv "$T/$1.rest" "$T/$1.cushim"
+}
+
 no_warning() {
 	[ -s "$T/$1.cushim" ] && fail "$1: cushim said: $(cat "$T/$1.cushim")"
 }
@@ -78,6 +87,7 @@ done
 # cushim first.
 run first "$SHIMLIB $vgpu" plain where
 same_results first
+oom_named first
 no_warning first
 for f in cuMemAlloc_v2:4 cuLaunchKernel:10 cuInit:1; do
 	[ "$(calls first "${f%:*}")" = "${f#*:}" ] || fail "first: cushim counted $(calls first "${f%:*}") ${f%:*}, wanted ${f#*:}"
@@ -121,6 +131,7 @@ one_warning both "libfakevgpu.so is preloaded after libcushim.so, which is also 
 # "cu..." name, whatever the handle, with its own hook: cushim is unmoved.
 FAKE_VGPU_REDIRECT=$vgpu run first-redirect "$SHIMLIB $vgpu" plain run
 same_results first-redirect
+oom_named first-redirect
 no_warning first-redirect
 FAKE_VGPU_REDIRECT=$vgpu run masq-redirect "$vgpu" masquerade run
 same_results masq-redirect
