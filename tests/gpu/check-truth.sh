@@ -6,7 +6,8 @@
 # masquerade, runtime gate included) and its outcome (exit 0 or not) is
 # held to `cushim check --driver-version=X --gpu=auto`'s verdict for the
 # same files.  The agreement is printed as a table.  A disagreement fails,
-# unless it is a documented limit of emulation (doc/DESIGN.md, "Emulation"):
+# unless it is a documented limit of emulation (doc/DESIGN.md, "Emulation,
+# lookups above the driver's version, and adapters"):
 # the driver's PTX compiler is the real one, so PTX that an older driver
 # could not compile still runs under emulation ("limit: jit").
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/gpu/gpu-env.sh"
