@@ -22,6 +22,7 @@
 #include "realdriver.h"
 #include "log.h"
 #include "boot.h"
+#include "notes.h"
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
@@ -136,26 +137,26 @@ int cushim_interposer_route(const struct cushim_source *driver, int masquerade)
 		return 0;
 	if (after && !masquerade) {
 		routed = route_through(&x, &first);
-		cushim_log(CUSHIM_LOG_INFO, "%s, preloaded after %s, defines %d of the driver's functions (first: %s): "
-			   "cushim forwards them through it", x.path, self, routed, first);
+		cushim_note(CUSHIM_LOG_INFO, "%s, preloaded after %s, defines %d of the driver's functions "
+			    "(first: %s): cushim forwards them through it", x.path, self, routed, first);
 		return routed;
 	}
 	if (after || !masquerade || cushim_conf.level >= CUSHIM_LOG_INFO)
 		n = count_defined(&x, &first); /* for the message alone */
 	if (after) {
-		cushim_log(CUSHIM_LOG_WARN, "%s is preloaded after %s, which is also the process's libcuda.so.1: it "
-			   "forwards to libcuda.so.1, back to cushim, so the program's own calls of the %d driver "
-			   "functions it defines (first: %s) bypass it; preload %s ahead of %s (cushim run "
-			   "--masquerade does), or leave %s out of LD_PRELOAD: as libcuda.so.1 it sees every call",
-			   x.path, self, n, first, base_name(x.path), self, self);
+		cushim_note(CUSHIM_LOG_WARN, "%s is preloaded after %s, which is also the process's libcuda.so.1: it "
+			    "forwards to libcuda.so.1, back to cushim, so the program's own calls of the %d driver "
+			    "functions it defines (first: %s) bypass it; preload %s ahead of %s (cushim run "
+			    "--masquerade does), or leave %s out of LD_PRELOAD: as libcuda.so.1 it sees every call",
+			    x.path, self, n, first, base_name(x.path), self, self);
 	} else if (masquerade) {
-		cushim_log(CUSHIM_LOG_INFO, "%s, preloaded ahead of cushim, defines %d driver functions (first: %s); "
-			   "it reaches the driver through cushim (masquerade)", x.path, n, first);
+		cushim_note(CUSHIM_LOG_INFO, "%s, preloaded ahead of cushim, defines %d driver functions (first: %s); "
+			    "it reaches the driver through cushim (masquerade)", x.path, n, first);
 	} else {
-		cushim_log(CUSHIM_LOG_WARN, "%s is preloaded ahead of %s and defines %d driver functions (first: %s): "
-			   "the program's calls of them reach the driver without cushim (not counted, traced, hidden "
-			   "or emulated); preload %s first (LD_PRELOAD=\"%s %s\") or use cushim run --masquerade",
-			   x.path, self, n, first, self, self, base_name(x.path));
+		cushim_note(CUSHIM_LOG_WARN, "%s is preloaded ahead of %s and defines %d driver functions (first: %s): "
+			    "the program's calls of them reach the driver without cushim (not counted, traced, hidden "
+			    "or emulated); preload %s first (LD_PRELOAD=\"%s %s\") or use cushim run --masquerade",
+			    x.path, self, n, first, self, self, base_name(x.path));
 	}
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include "realdriver.h"
 #include "log.h"
 #include "boot.h"
+#include "notes.h"
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <link.h>
@@ -148,12 +149,12 @@ int cushim_open_driver(struct cushim_source *src)
 	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 
 	if (!h) {
-		cushim_log(CUSHIM_LOG_INFO, "cannot load libcuda.so.1: %s", dlerror());
+		cushim_note(CUSHIM_LOG_INFO, "cannot load libcuda.so.1: %s", dlerror());
 		return 0;
 	}
 	if (!cushim_driver_source(h, NULL, src)) {
-		cushim_log(CUSHIM_LOG_WARN, "libcuda.so.1 (%s) is cushim itself, not a driver: set CUSHIM_DRIVER "
-			   "or fix the library path", src->path[0] ? src->path : cushim_self_path());
+		cushim_note(CUSHIM_LOG_WARN, "libcuda.so.1 (%s) is cushim itself, not a driver: set CUSHIM_DRIVER "
+			    "or fix the library path", src->path[0] ? src->path : cushim_self_path());
 		return 0;
 	}
 	return 1;
@@ -185,7 +186,7 @@ static int runtime_way_in(void *h, int version, struct cushim_source *src, int *
 	if (*rc != 0 || !p)
 		return 0;
 	if (cushim_inside_self(p)) {
-		cushim_log(CUSHIM_LOG_WARN, "the runtime handed out cushim's own cuGetProcAddress; skipped");
+		cushim_note(CUSHIM_LOG_WARN, "the runtime handed out cushim's own cuGetProcAddress; skipped");
 		return 0;
 	}
 	src->via = version >= 12000 ? CUSHIM_VIA_GPA2 : CUSHIM_VIA_GPA1, src->fn = p;
@@ -206,21 +207,21 @@ static int use_runtime(void *h, const char *what, struct cushim_source *src)
 	if (rtver)
 		rtver(&version);
 	if (!cushim_dlsym(h, "cudaGetDriverEntryPoint") && !cushim_dlsym(h, "cudaGetDriverEntryPointByVersion")) {
-		cushim_log(CUSHIM_LOG_INFO, "%s %s has no cudaGetDriverEntryPoint; skipped", what, src->path);
+		cushim_note(CUSHIM_LOG_INFO, "%s %s has no cudaGetDriverEntryPoint; skipped", what, src->path);
 		return 0;
 	}
 	if (runtime_way_in(h, version, src, &rc)) {
 		src->handle = h, src->origin = CUSHIM_FROM_RUNTIME;
-		cushim_log(CUSHIM_LOG_INFO, "using %s %s (CUDA %s) through %s", what, src->path,
-			   cushim_format_version(version, v), src->how);
+		cushim_note(CUSHIM_LOG_INFO, "using %s %s (CUDA %s) through %s", what, src->path,
+			    cushim_format_version(version, v), src->how);
 		return 1;
 	}
 	if (rc == CUDART_INSUFFICIENT_DRIVER)
-		cushim_log(CUSHIM_LOG_INFO, "%s %s (CUDA %s) refuses this driver (cudaErrorInsufficientDriver); "
-			   "trying the next", what, src->path, cushim_format_version(version, v));
+		cushim_note(CUSHIM_LOG_INFO, "%s %s (CUDA %s) refuses this driver (cudaErrorInsufficientDriver); "
+			    "trying the next", what, src->path, cushim_format_version(version, v));
 	else
-		cushim_log(CUSHIM_LOG_INFO, "%s %s (CUDA %s) gave no entry points (error %d); trying the next",
-			   what, src->path, cushim_format_version(version, v), rc);
+		cushim_note(CUSHIM_LOG_INFO, "%s %s (CUDA %s) gave no entry points (error %d); trying the next",
+			    what, src->path, cushim_format_version(version, v), rc);
 	src->via = CUSHIM_VIA_NONE;
 	return 0;
 }
@@ -326,8 +327,8 @@ int cushim_open_runtime(struct cushim_source *src)
 	if (cushim_conf.cudart) {
 		void *h = dlopen(cushim_conf.cudart, RTLD_NOW | RTLD_LOCAL);
 		if (!h)
-			cushim_log(CUSHIM_LOG_WARN, "cannot load CUSHIM_CUDART=%s: %s; trying the usual runtimes",
-				   cushim_conf.cudart, dlerror());
+			cushim_note(CUSHIM_LOG_WARN, "cannot load CUSHIM_CUDART=%s: %s; trying the usual runtimes",
+				    cushim_conf.cudart, dlerror());
 		else if (use_runtime(h, "CUSHIM_CUDART runtime", src))
 			return 1;
 		else

@@ -9,6 +9,7 @@
 #include "settings.h"
 #include "log.h"
 #include "boot.h"
+#include "notes.h"
 #include "state.h"
 #include <limits.h>
 #include <stdio.h>
@@ -55,13 +56,13 @@ static int real_driver_version(const struct cushim_source *driver)
 
 	if (f != CUSHIM_FOUND || cushim_inside_self(p)) {
 		static const char *const what[] = { "", "not found", "its version not sufficient", "an error" };
-		cushim_log(CUSHIM_LOG_WARN, "cannot find cuDriverGetVersion through %s (%s); the driver's version "
-			   "is unknown", driver->how, f == CUSHIM_FOUND ? "a pointer into cushim itself" : what[f]);
+		cushim_note(CUSHIM_LOG_WARN, "cannot find cuDriverGetVersion through %s (%s); the driver's version "
+			    "is unknown", driver->how, f == CUSHIM_FOUND ? "a pointer into cushim itself" : what[f]);
 		return 0;
 	}
 	if ((rc = ((CUresult (*)(int *))p)(&v)) != CUDA_SUCCESS || v <= 0) {
-		cushim_log(CUSHIM_LOG_WARN, "cuDriverGetVersion failed (%d); the driver's version is unknown",
-			   (int)rc);
+		cushim_note(CUSHIM_LOG_WARN, "cuDriverGetVersion failed (%d); the driver's version is unknown",
+			    (int)rc);
 		return 0;
 	}
 	return v;
@@ -75,9 +76,9 @@ int cushim_set_versions(const struct cushim_source *driver)
 
 	cushim_state.real_driver_version = real;
 	if (cushim_conf.driver_version && real && cushim_conf.driver_version > real) {
-		cushim_log(CUSHIM_LOG_WARN, "CUSHIM_DRIVER_VERSION=%s is above the driver's own CUDA %s; not "
-			   "emulating", cushim_format_version(cushim_conf.driver_version, v),
-			   cushim_format_version(real, w));
+		cushim_note(CUSHIM_LOG_WARN, "CUSHIM_DRIVER_VERSION=%s is above the driver's own CUDA %s; not "
+			    "emulating", cushim_format_version(cushim_conf.driver_version, v),
+			    cushim_format_version(real, w));
 	} else if (cushim_conf.driver_version) {
 		effective = cushim_conf.driver_version;
 		cushim_emulating = 1;
@@ -113,8 +114,8 @@ void cushim_resolve_table(const struct cushim_source *driver, int effective)
 		cushim_state.resolved++;
 	}
 	if (nself)
-		cushim_log(CUSHIM_LOG_WARN, "%d exports through %s point into cushim itself (first: %s; is cushim "
-			   "installed as libcuda.so.1?); treating them as missing", nself, driver->how, first_self);
+		cushim_note(CUSHIM_LOG_WARN, "%d exports through %s point into cushim itself (first: %s; is cushim "
+			    "installed as libcuda.so.1?); treating them as missing", nself, driver->how, first_self);
 }
 
 /* The exports the driver lacks that cushim serves (adapters, its own). */
@@ -170,7 +171,7 @@ void cushim_adopt_answers(const struct cushim_source *rt, const struct cushim_so
 		cushim_origin[i] = CUSHIM_FROM_RUNTIME;
 	}
 	cushim_state_source(rt);
-	cushim_log(CUSHIM_LOG_INFO, "driver initialised: %d exports now through %s %s (%d the same functions as "
-		   "the driver's, %d different), %d kept from %s", same + replaced, rt->path, rt->how, same,
-		   replaced, kept, driver->how);
+	cushim_note(CUSHIM_LOG_INFO, "driver initialised: %d exports now through %s %s (%d the same functions as "
+		    "the driver's, %d different), %d kept from %s", same + replaced, rt->path, rt->how, same,
+		    replaced, kept, driver->how);
 }
