@@ -101,7 +101,7 @@ static const char *base_name(const char *path)
 
 /* cushim first: each resolved export goes on to the next definition of its
  * name after cushim where that is the interposer's. */
-static int route_through(const struct object *x, const char **first)
+static int route_through(struct cushim_findings *f, const struct object *x, const char **first)
 {
 	struct object o;
 	int n = 0;
@@ -109,23 +109,23 @@ static int route_through(const struct object *x, const char **first)
 	*first = "?";
 	for (unsigned i = 0; i < CUSHIM_NSYMS; i++) {
 		void *p;
-		if ((!cushim_real[i] && !cushim_hidden_real[i]) || cushim_syms[i].lookup_only)
+		if ((!f->real[i] && !f->hidden_real[i]) || cushim_syms[i].lookup_only)
 			continue;
 		p = cushim_dlsym(RTLD_NEXT, cushim_syms[i].name);
 		if (!object_of(p, &o) || o.base != x->base)
 			continue;
-		if (!cushim_real[i]) { /* hidden: known by what a lookup answers */
-			cushim_set_hidden_real(i, p);
+		if (!f->real[i]) { /* hidden: known by what a lookup answers */
+			cushim_set_hidden_real(f, i, p);
 			continue;
 		}
-		cushim_reroute(i, p);
+		cushim_reroute(f, i, p);
 		if (!n++)
 			*first = cushim_syms[i].name;
 	}
 	return n;
 }
 
-int cushim_interposer_route(const struct cushim_source *driver, int masquerade)
+int cushim_interposer_route(struct cushim_findings *f, const struct cushim_source *driver, int masquerade)
 {
 	struct object drv = { 0 }, x;
 	const char *self = base_name(cushim_self_path()), *first = "?";
@@ -136,7 +136,7 @@ int cushim_interposer_route(const struct cushim_source *driver, int masquerade)
 	if (after < 0 || (after && !next_interposer(drv.base, &x)))
 		return 0;
 	if (after && !masquerade) {
-		routed = route_through(&x, &first);
+		routed = route_through(f, &x, &first);
 		cushim_note(CUSHIM_LOG_INFO, "%s, preloaded after %s, defines %d of the driver's functions "
 			    "(first: %s): cushim forwards them through it", x.path, self, routed, first);
 		return routed;

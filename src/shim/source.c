@@ -28,6 +28,13 @@ typedef CUresult (*gpa1_fn)(const char *, void **, int, cuuint64_t);
 
 #define CUDART_INSUFFICIENT_DRIVER 35 /* cudaErrorInsufficientDriver */
 
+static unsigned long lookups_made;
+
+unsigned long cushim_lookups_made(void)
+{
+	return __atomic_load_n(&lookups_made, __ATOMIC_RELAXED);
+}
+
 /* Ask src for export i at its own version and stream flavour.  Judged by
  * pointer and status, never by the result alone: a version below the
  * symbol's introduction answers success with NULL and status 2. */
@@ -38,6 +45,8 @@ enum cushim_found cushim_source_lookup(const struct cushim_source *src, unsigned
 							       : CU_GET_PROC_ADDRESS_LEGACY_STREAM;
 	int status = -1, rc;
 	void *p = NULL;
+
+	__atomic_add_fetch(&lookups_made, 1, __ATOMIC_RELAXED);
 
 	switch (src->via) {
 	case CUSHIM_VIA_BYVERSION:
@@ -65,13 +74,22 @@ enum cushim_found cushim_source_lookup(const struct cushim_source *src, unsigned
 	return (rc == 0 || status == 1) ? CUSHIM_NOT_FOUND : CUSHIM_FAILED;
 }
 
-/* ---- never recurse: the span of libcushim.so itself ---- */
+/* ---- never recurse: the span of libcushim.so itself ----
+ * Found by every thread that runs the bootstrap until one has stored it: the
+ * same span each time, stored with atomic stores; the path once. */
 static uintptr_t self_lo, self_hi;
 static char self_path[4096];
+static int self_named; /* 0, 1 while the path is written, 2 once it is */
+
+struct self {
+	uintptr_t me, lo, hi;
+	const char *name;
+};
 
 static int find_self_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
-	uintptr_t me = (uintptr_t)data, lo = UINTPTR_MAX, hi = 0;
+	struct self *s = data;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD)
@@ -82,26 +100,37 @@ static int find_self_cb(struct dl_phdr_info *info, size_t size, void *data)
 		if (a + ph->p_memsz > hi)
 			hi = a + ph->p_memsz;
 	}
-	if (me < lo || me >= hi)
+	if (s->me < lo || s->me >= hi)
 		return 0;
-	self_lo = lo, self_hi = hi;
-	snprintf(self_path, sizeof self_path, "%s", info->dlpi_name ? info->dlpi_name : "");
+	s->lo = lo, s->hi = hi, s->name = info->dlpi_name ? info->dlpi_name : "";
 	return 1;
 }
 
 void cushim_find_self(void)
 {
-	dl_iterate_phdr(find_self_cb, (void *)(uintptr_t)&find_self_cb);
+	struct self s = { (uintptr_t)&find_self_cb, 0, 0, "" };
+	int none = 0;
+
+	if (__atomic_load_n(&self_hi, __ATOMIC_ACQUIRE))
+		return;
+	dl_iterate_phdr(find_self_cb, &s);
+	if (__atomic_compare_exchange_n(&self_named, &none, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		snprintf(self_path, sizeof self_path, "%s", s.name);
+		__atomic_store_n(&self_named, 2, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&self_lo, s.lo, __ATOMIC_RELAXED);
+	__atomic_store_n(&self_hi, s.hi, __ATOMIC_RELEASE);
 }
 
 int cushim_inside_self(const void *p)
 {
-	return (uintptr_t)p >= self_lo && (uintptr_t)p < self_hi;
+	uintptr_t hi = __atomic_load_n(&self_hi, __ATOMIC_ACQUIRE);
+	return (uintptr_t)p >= __atomic_load_n(&self_lo, __ATOMIC_RELAXED) && (uintptr_t)p < hi;
 }
 
 const char *cushim_self_path(void)
 {
-	return self_path[0] ? self_path : "libcushim.so";
+	return __atomic_load_n(&self_named, __ATOMIC_ACQUIRE) == 2 && self_path[0] ? self_path : "libcushim.so";
 }
 
 static void object_path(void *handle, char *buf, size_t size)
