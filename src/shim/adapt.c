@@ -12,6 +12,7 @@
 #include "settings.h"
 #include "log.h"
 #include "adapt.h"
+#include "notes.h"
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -608,7 +609,7 @@ void cushim_adapt_install(int enabled)
 		    !(a = cushim_adapter_row(i, cushim_state.driver_version, driver_has)))
 			continue;
 		if (!cushim_impl[i])
-			cushim_log(CUSHIM_LOG_INFO, "%s is served by %s when %s", a->name, a->older, a->condition);
+			cushim_note(CUSHIM_LOG_INFO, "%s is served by %s when %s", a->name, a->older, a->condition);
 		cushim_set_impl((unsigned)i, cushim_adapter_for((unsigned)i));
 	}
 }

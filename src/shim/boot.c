@@ -9,7 +9,16 @@
  * cudaGetDriverEntryPoint(ByVersion) is adopted: asked for every export, its
  * answers replace the driver's (they are the same functions on every driver
  * measured).  Nothing runs at load time but the registration of the fork
- * handlers. */
+ * handlers.
+ *
+ * No lock is held across a call into the loader, the driver or a runtime
+ * (doc/DESIGN.md, "Locks"): a thread whose call finds another's bootstrap
+ * under way waits for it only while it makes progress, and else runs all of
+ * it too, into memory of its own (struct boot_run); the first to finish
+ * publishes what it found, under boot_lock, and the others drop theirs.  An
+ * adoption runs the same way.  So a thread inside dlopen (a library's
+ * constructor calling the driver) waits at most STALL_NS for a thread that
+ * waits for the loader's lock it holds. */
 #include "table.h"
 #include "slots.h"
 #include "conf.h"
@@ -22,43 +31,181 @@
 #include "missing.h"
 #include "adapt.h"
 #include "explain.h"
+#include "notes.h"
+#include "siglock.h"
+#include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
-static struct cushim_source driver; /* the driver, as first opened */
+static struct cushim_source driver; /* the driver the published bootstrap opened */
 static int masquerade;
 static int interposed; /* exports go on through another preloaded library */
 
-/* ---- adopting a runtime once the driver is initialised ---- */
-static pthread_mutex_t adopt_lock = PTHREAD_MUTEX_INITIALIZER;
-static int adopt_tried;
+/* ---- boot_lock ----
+ * Held, with every signal blocked (siglock.h), only to read the
+ * configuration once, to count the bootstraps and the adoptions under way,
+ * and to publish one of each: the configuration read (the environment, the
+ * log's file opened), copies in memory, the trace's start (its files
+ * opened) and the slots' stores.  Never a call into the loader, the driver,
+ * a runtime or stdio. */
+static pthread_mutex_t boot_lock = PTHREAD_MUTEX_INITIALIZER;
+static int conf_loaded;
+static int booting, adopting_now; /* threads under way (each counts itself once) */
+static int adopted;               /* an adoption was published */
+static unsigned long steps;       /* a bootstrap's or an adoption's, as it goes */
+static __thread int in_boot __attribute__((tls_model("initial-exec")));
 static __thread int adopting __attribute__((tls_model("initial-exec")));
+static __thread int counted_boot __attribute__((tls_model("initial-exec")));
+static __thread int counted_adopt __attribute__((tls_model("initial-exec")));
+
+/* Memory of the calling thread's own, for what it finds: mmap, safe in any
+ * state of the process, gives it zeroed. */
+static void *own_memory(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p != MAP_FAILED)
+		return p;
+	cushim_log(CUSHIM_LOG_WARN, "cannot map %zu bytes to start: %s", size, strerror(errno));
+	return NULL;
+}
+
+/* ---- waiting for another thread's bootstrap or adoption ----
+ * Only to spare the driver the same questions twice: a thread that finds
+ * another's under way waits for it to publish while it makes progress, and
+ * runs its own once it has made none for STALL_NS (its thread may wait for
+ * the loader's lock that this thread holds, in a library's constructor). */
+#define STALL_NS 100000000ULL
+
+static void step(void)
+{
+	__atomic_add_fetch(&steps, 1, __ATOMIC_RELAXED);
+}
+
+static unsigned long progress(void)
+{
+	return __atomic_load_n(&steps, __ATOMIC_RELAXED) + cushim_lookups_made();
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+/* Whether *published came true while progress went on. */
+static int waited(const int *published)
+{
+	struct timespec nap = { 0, 50000 };
+	unsigned long seen = progress(), p;
+	uint64_t since = now_ns();
+
+	while (!__atomic_load_n(published, __ATOMIC_ACQUIRE)) {
+		if ((p = progress()) != seen)
+			seen = p, since = now_ns();
+		else if (now_ns() - since >= STALL_NS)
+			return 0;
+		nanosleep(&nap, NULL);
+		if (nap.tv_nsec < 5000000)
+			nap.tv_nsec *= 2;
+	}
+	return 1;
+}
+
+/* ---- adopting a runtime once the driver is initialised ---- */
+struct adopt_run {
+	struct cushim_source rt;
+	int found;
+	void *answers[CUSHIM_NSYMS];
+	struct cushim_notes notes;
+};
+
+/* Count the calling thread under way; 0 once an adoption is published.
+ * *first: no other thread had one under way. */
+static int adopt_begin(int *first)
+{
+	sigset_t saved;
+	int go;
+
+	cushim_lock(&boot_lock, &saved);
+	if ((go = !adopted)) {
+		*first = __atomic_add_fetch(&adopting_now, 1, __ATOMIC_RELAXED) == 1;
+		counted_adopt = 1;
+	}
+	cushim_unlock(&boot_lock, &saved);
+	return go;
+}
+
+/* Done: the first to finish publishes what it found (run; NULL: nothing). */
+static int adopt_end(const struct adopt_run *run)
+{
+	sigset_t saved;
+	int won;
+
+	cushim_lock(&boot_lock, &saved);
+	__atomic_sub_fetch(&adopting_now, 1, __ATOMIC_RELAXED);
+	counted_adopt = 0;
+	if ((won = run && !adopted)) {
+		if (run->found)
+			cushim_adopt_answers(&run->rt, run->answers, &driver);
+		else
+			cushim_note(CUSHIM_LOG_INFO, "driver initialised; no CUDA runtime gave entry points: "
+				    "keeping %s", driver.how);
+		__atomic_store_n(&adopted, 1, __ATOMIC_RELEASE);
+	}
+	cushim_unlock(&boot_lock, &saved);
+	return won;
+}
+
+static void adopt(int first)
+{
+	struct adopt_run *run = first || !waited(&adopted) ? own_memory(sizeof *run) : NULL;
+	int won;
+
+	if (run) {
+		cushim_notes_keep(&run->notes);
+		run->found = cushim_open_runtime(&run->rt);
+		step();
+		if (run->found)
+			cushim_adopt_ask(&run->rt, run->answers);
+	}
+	won = adopt_end(run);
+	cushim_notes_keep(NULL);
+	if (!run)
+		return;
+	if (won)
+		cushim_notes_say(&run->notes);
+	else if (run->found)
+		dlclose(run->rt.handle); /* another thread's runtime was taken */
+	munmap(run, sizeof *run);
+}
 
 /* Once, after the driver is initialised: never in masquerade (the runtime's
  * own calls come through cushim there) nor with CUSHIM_CUDART=none, and not
  * while the calling thread is inside a runtime. */
 void cushim_adopt_runtime(void)
 {
-	struct cushim_source rt;
 	char busy[4096];
+	int first;
 
-	if (masquerade || interposed || adopting || cushim_conf.cudart_none)
+	if (masquerade || interposed || adopting || cushim_conf.cudart_none ||
+	    __atomic_load_n(&adopted, __ATOMIC_ACQUIRE))
 		return;
 	adopting = 1;
-	pthread_mutex_lock(&adopt_lock);
-	if (!adopt_tried && cushim_runtime_on_stack(busy, sizeof busy)) {
-		/* not now: tried again at the program's next cuInit */
-		cushim_log(CUSHIM_LOG_INFO, "called from inside the CUDA runtime %s (its initialisation, say): asked "
-			   "now, it would wait on that call; keeping %s", busy, driver.how);
-	} else if (!adopt_tried) {
-		adopt_tried = 1;
-		if (cushim_open_runtime(&rt))
-			cushim_adopt_answers(&rt, &driver);
-		else
-			cushim_log(CUSHIM_LOG_INFO, "driver initialised; no CUDA runtime gave entry points: keeping %s",
-				   driver.how);
+	if (adopt_begin(&first)) {
+		if (cushim_runtime_on_stack(busy, sizeof busy)) {
+			/* not now: tried again at the program's next cuInit */
+			cushim_log(CUSHIM_LOG_INFO, "called from inside the CUDA runtime %s (its initialisation, say): "
+				   "asked now, it would wait on that call; keeping %s", busy, driver.how);
+			adopt_end(NULL);
+		} else {
+			adopt(first);
+		}
 	}
-	pthread_mutex_unlock(&adopt_lock);
 	adopting = 0;
 }
 
@@ -72,16 +219,6 @@ static CUresult CUDAAPI own_cuInit(unsigned int flags)
 		cushim_init_failed(r);
 	}
 	return r;
-}
-
-/* Has a runtime the program uses initialised the driver already?
- * cuDeviceGetCount answers CUDA_ERROR_NOT_INITIALIZED before, and changes
- * nothing. */
-static int driver_initialised(void)
-{
-	int n = 0;
-	void *f = cushim_real[CUSHIM_IDX_cuDeviceGetCount];
-	return f && ((CUresult (CUDAAPI *)(int *))f)(&n) == CUDA_SUCCESS;
 }
 
 /* ---- cushim's own functions in place of the driver's ---- */
@@ -120,12 +257,56 @@ static void install_overrides(int tracing)
 }
 
 /* ---- the bootstrap ---- */
-static pthread_mutex_t boot_lock = PTHREAD_MUTEX_INITIALIZER;
-static __thread int in_boot __attribute__((tls_model("initial-exec")));
+struct boot_run {
+	struct cushim_findings found;
+	struct cushim_source driver;
+	int masquerade, interposed, driverless, adopt;
+	struct cushim_notes notes;
+};
 
 static uint64_t ns_between(const struct timespec *a, const struct timespec *b)
 {
 	return (uint64_t)((b->tv_sec - a->tv_sec) * 1000000000LL + (b->tv_nsec - a->tv_nsec));
+}
+
+/* Has a runtime the program uses initialised the driver already?
+ * cuDeviceGetCount answers CUDA_ERROR_NOT_INITIALIZED before, and changes
+ * nothing. */
+static int driver_initialised(const struct cushim_findings *f)
+{
+	int n = 0;
+	void *fn = f->real[CUSHIM_IDX_cuDeviceGetCount];
+	return fn && ((CUresult (CUDAAPI *)(int *))fn)(&n) == CUDA_SUCCESS;
+}
+
+/* Every call the bootstrap makes into the loader and the driver, with no
+ * lock held: what they answer goes into run. */
+static void find(struct boot_run *run)
+{
+	struct cushim_findings *f = &run->found;
+	struct timespec t0, t1, t2;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	cushim_find_self();
+	run->masquerade = cushim_is_process_driver();
+	step();
+	if (!(run->masquerade ? cushim_open_real_driver(&run->driver) : cushim_open_driver(&run->driver))) {
+		run->driverless = 1;
+		return;
+	}
+	step();
+	cushim_state_source(&f->state, &run->driver);
+	cushim_note(CUSHIM_LOG_INFO, "driver %s%s, through %s", run->driver.path,
+		    run->masquerade ? " (masquerade)" : "", run->driver.how);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	cushim_resolve_table(f, &run->driver, cushim_set_versions(f, &run->driver));
+	run->interposed = cushim_interposer_route(f, &run->driver, run->masquerade);
+	clock_gettime(CLOCK_MONOTONIC, &t2);
+	f->state.find_ns = ns_between(&t0, &t1), f->state.resolve_ns = ns_between(&t1, &t2);
+	step();
+	cushim_fork_warm();
+	step();
+	run->adopt = !run->masquerade && !run->interposed && cushim_runtime_loaded() && driver_initialised(f);
 }
 
 static void publish(int tracing)
@@ -140,60 +321,98 @@ static void publish(int tracing)
 	}
 }
 
-static void bootstrap(void)
+/* What run found becomes what every module reads (boot_lock held). */
+static void publish_found(const struct boot_run *run)
 {
-	struct timespec t0, t1, t2;
 	char v[16], w[16];
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	cushim_conf_load();
-	cushim_find_self();
-	masquerade = cushim_is_process_driver();
-	if (!(masquerade ? cushim_open_real_driver(&driver) : cushim_open_driver(&driver))) {
-		cushim_missing_driver(masquerade);
-		return;
-	}
-	cushim_state_source(&driver);
-	cushim_log(CUSHIM_LOG_INFO, "driver %s%s, through %s", driver.path, masquerade ? " (masquerade)" : "",
-		   driver.how);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	int effective = cushim_set_versions(&driver);
-	cushim_resolve_table(&driver, effective);
-	interposed = cushim_interposer_route(&driver, masquerade);
 	int tracing = cushim_conf.level >= CUSHIM_LOG_ERRORS || cushim_conf.summary || cushim_conf.timeline;
+
+	driver = run->driver;
+	cushim_state_publish(&run->found);
 	install_overrides(tracing);
-	clock_gettime(CLOCK_MONOTONIC, &t2);
-	cushim_state_timed(ns_between(&t0, &t1), ns_between(&t1, &t2));
 	publish(tracing);
-	cushim_fork_warm();
-	cushim_log(CUSHIM_LOG_INFO, "driver CUDA %s%s%s; %d of %d exports resolved, %d served by adapters, "
-		   "%d missing", cushim_state.real_driver_version ?
-		   cushim_format_version(cushim_state.real_driver_version, v) : "unknown",
-		   cushim_emulating ? ", emulating CUDA " : "", cushim_emulating ? cushim_format_version(effective, w) : "",
-		   cushim_state.resolved, CUSHIM_NSYMS, cushim_state.adapted, cushim_state.missing);
-	if (!masquerade && !interposed && cushim_runtime_loaded() && driver_initialised())
-		cushim_adopt_runtime(); /* a runtime the program uses initialised it already */
+	cushim_note(CUSHIM_LOG_INFO, "driver CUDA %s%s%s; %d of %d exports resolved, %d served by adapters, "
+		    "%d missing", cushim_state.real_driver_version ?
+		    cushim_format_version(cushim_state.real_driver_version, v) : "unknown",
+		    cushim_emulating ? ", emulating CUDA " : "",
+		    cushim_emulating ? cushim_format_version(cushim_state.driver_version, w) : "",
+		    cushim_state.resolved, CUSHIM_NSYMS, cushim_state.adapted, cushim_state.missing);
+}
+
+/* Count the calling thread under way; 0 once a bootstrap is published.
+ * *first: no other thread had one under way.  The first of all reads the
+ * configuration. */
+static int boot_begin(int *first)
+{
+	sigset_t saved;
+	int go;
+
+	cushim_lock(&boot_lock, &saved);
+	if (!conf_loaded) {
+		cushim_conf_load();
+		conf_loaded = 1;
+	}
+	if ((go = !cushim_booted())) {
+		*first = __atomic_add_fetch(&booting, 1, __ATOMIC_RELAXED) == 1;
+		counted_boot = 1;
+	}
+	cushim_unlock(&boot_lock, &saved);
+	return go;
+}
+
+/* Done: the first to finish publishes what it found (run; NULL: nothing). */
+static int boot_end(const struct boot_run *run)
+{
+	sigset_t saved;
+	int won;
+
+	cushim_lock(&boot_lock, &saved);
+	__atomic_sub_fetch(&booting, 1, __ATOMIC_RELAXED);
+	counted_boot = 0;
+	if ((won = run && !cushim_booted())) {
+		masquerade = run->masquerade, interposed = run->interposed;
+		if (run->driverless)
+			cushim_missing_driver(run->masquerade);
+		else
+			publish_found(run);
+		cushim_set_booted();
+	}
+	cushim_unlock(&boot_lock, &saved);
+	return won;
 }
 
 static void run_bootstrap(void)
 {
-	/* Set before taking the lock: a signal handler on this thread that makes
-	 * a first driver call must not wait on a lock its own thread holds. */
+	struct boot_run *run = NULL;
+	int adopt = 0, first;
+
+	/* Set first: a signal handler on this thread that makes a first driver
+	 * call, or the driver calling an export back, is answered at once. */
 	in_boot = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	pthread_mutex_lock(&boot_lock);
-	if (!cushim_booted()) {
-		bootstrap();
-		cushim_set_booted();
+	if (boot_begin(&first)) {
+		if ((first || !waited(&cushim_boot_done)) && (run = own_memory(sizeof *run))) {
+			cushim_notes_keep(&run->notes);
+			find(run);
+		}
+		if (boot_end(run) && run) {
+			cushim_notes_keep(NULL);
+			cushim_notes_say(&run->notes);
+			adopt = run->adopt;
+		}
+		cushim_notes_keep(NULL);
+		if (run)
+			munmap(run, sizeof *run);
 	}
-	pthread_mutex_unlock(&boot_lock);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	in_boot = 0;
+	if (adopt)
+		cushim_adopt_runtime(); /* a runtime the program uses initialised it already */
 }
 
 void cushim_boot(void)
 {
-	if (!cushim_booted())
+	if (!cushim_booted() && !in_boot)
 		run_bootstrap();
 }
 
@@ -206,14 +425,15 @@ void *cushim_resolve(unsigned i)
 {
 	void *p;
 
-	if (in_boot) {
-		/* The driver called back into an export while cushim was looking
-		 * it up: answer without waiting on ourselves. */
+	cushim_boot();
+	if (!cushim_booted()) {
+		/* The driver called back into an export while this thread was
+		 * looking it up, or a signal handler interrupted its bootstrap:
+		 * answer without waiting on this very thread. */
 		cushim_log(CUSHIM_LOG_WARN, "%s was called while cushim was starting; returning "
 			   "CUDA_ERROR_NOT_INITIALIZED", cushim_syms[i].name);
 		return (void *)reentered;
 	}
-	cushim_boot();
 	if ((p = cushim_state.tracing ? cushim_tracer[i] : cushim_impl[i]))
 		return p;
 	cushim_report_missing(i);
@@ -221,22 +441,65 @@ void *cushim_resolve(unsigned i)
 	return (void *)cushim_missing;
 }
 
-/* ---- fork: never split a bootstrap or an adoption between parent and child ---- */
+/* ---- fork: never split a bootstrap, an adoption or what they publish ---- */
+static sigset_t fork_mask; /* the forking thread's, while it holds boot_lock */
+
+/* Another thread has a bootstrap or an adoption under way (boot_lock held). */
+static int others_under_way(void)
+{
+	return (!cushim_booted() && __atomic_load_n(&booting, __ATOMIC_RELAXED) > counted_boot) ||
+	       (!adopted && __atomic_load_n(&adopting_now, __ATOMIC_RELAXED) > counted_adopt);
+}
+
+/* Finish here, with no lock held, what another thread has under way: the
+ * child inherits it done, and no fork splits a dlopen of its (glibc's dlopen
+ * aborts in a child forked while another thread's dlopen was loading a
+ * library).  Not what this very thread has under way: a signal handler that
+ * forks interrupted it, and goes on with it in the child. */
+static void finish_others(void)
+{
+	if (!in_boot && !cushim_booted() && __atomic_load_n(&booting, __ATOMIC_RELAXED) > counted_boot)
+		cushim_boot();
+	if (!adopting && cushim_booted() && !__atomic_load_n(&adopted, __ATOMIC_ACQUIRE) &&
+	    __atomic_load_n(&adopting_now, __ATOMIC_RELAXED) > counted_adopt)
+		cushim_adopt_runtime();
+}
+
+/* The locks are taken with every signal blocked, until the handlers after
+ * fork give them back: no handler that forks runs on a thread holding them. */
 static void cushim_prefork(void)
 {
-	cushim_fork_prepare();
-	pthread_mutex_lock(&boot_lock);
-	pthread_mutex_lock(&adopt_lock);
+	sigset_t all, saved;
+
+	sigfillset(&all);
+	for (int tries = 0;; tries++) {
+		finish_others();
+		cushim_fork_prepare();
+		pthread_sigmask(SIG_BLOCK, &all, &saved);
+		pthread_mutex_lock(&boot_lock);
+		if (tries == 2 || !others_under_way())
+			break; /* (after three rounds: forked as it stands) */
+		pthread_mutex_unlock(&boot_lock);
+		pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	}
+	fork_mask = saved;
 	cushim_fork_lock();
 	cushim_trace_prefork();
+}
+
+static void fork_done(void)
+{
+	sigset_t saved = fork_mask;
+
+	pthread_mutex_unlock(&boot_lock);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
 static void cushim_postfork_parent(void)
 {
 	cushim_trace_postfork(0);
 	cushim_fork_unlock();
-	pthread_mutex_unlock(&adopt_lock);
-	pthread_mutex_unlock(&boot_lock);
+	fork_done();
 }
 
 /* A child forked from a process that initialised CUDA: its failed calls go
@@ -258,8 +521,10 @@ static void cushim_postfork_child(void)
 	if (cushim_fork_child())
 		watch_child();
 	cushim_fork_unlock();
-	pthread_mutex_unlock(&adopt_lock);
-	pthread_mutex_unlock(&boot_lock);
+	/* the other threads are gone, and what they had under way with them */
+	__atomic_store_n(&booting, counted_boot, __ATOMIC_RELAXED);
+	__atomic_store_n(&adopting_now, counted_adopt, __ATOMIC_RELAXED);
+	fork_done();
 }
 
 __attribute__((constructor)) static void cushim_register_fork_handlers(void)

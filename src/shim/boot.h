@@ -34,6 +34,7 @@ void cushim_find_self(void);
 int cushim_inside_self(const void *p);
 const char *cushim_self_path(void);
 enum cushim_found cushim_source_lookup(const struct cushim_source *src, unsigned i, void **out);
+unsigned long cushim_lookups_made(void); /* by every thread so far: the bootstrap's progress */
 int cushim_driver_source(void *handle, const char *path, struct cushim_source *src);
 int cushim_open_driver(struct cushim_source *src);
 int cushim_open_runtime(struct cushim_source *src);
@@ -51,8 +52,8 @@ int cushim_is_process_driver(void);
 int cushim_open_real_driver(struct cushim_source *src);
 
 /* interpose.c: another preloaded library that defines driver functions;
- * how many exports now go on through it */
-int cushim_interposer_route(const struct cushim_source *driver, int masquerade);
+ * how many exports of f now go on through it */
+int cushim_interposer_route(struct cushim_findings *f, const struct cushim_source *driver, int masquerade);
 
 /* answer.c: cushim's own versions of a few exports */
 CUresult CUDAAPI cushim_own_cuDriverGetVersion(int *version);

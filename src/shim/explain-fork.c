@@ -8,7 +8,9 @@
  * call of a process that did not fork after initialising CUDA.
  *
  * The record (who initialised CUDA, from where) is whole at every fork: it
- * is written under record_lock, which the fork handler holds across fork.
+ * is copied into place under record_lock, which the fork handler holds
+ * across fork; what it copies (the frames, which runtime is loaded) is
+ * found before, with no lock held (siglock.h).
  * The child never calls dlopen: a fork while another thread of the parent
  * was inside dlopen leaves the loader's list half-changed, and glibc's
  * dlopen in such a child aborts ("_dl_open: Assertion ... RT_CONSISTENT").
@@ -21,6 +23,7 @@
 #include "explain.h"
 #include "boot.h"
 #include "state.h"
+#include "siglock.h"
 #include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
@@ -44,8 +47,8 @@ static int said;
 static void unseen(char *buf, size_t size);
 
 /* In the bootstrap: backtrace(3) loads the unwinder (a dlopen) on its first
- * call; done here, under the bootstrap's lock, the record below never opens
- * a library, so it may hold record_lock, and no fork splits that dlopen. */
+ * call, which is then not made by a program's cuInit, nor split by a fork
+ * (the fork handler finishes a bootstrap under way first, boot.c). */
 void cushim_fork_warm(void)
 {
 	void *f[1];
@@ -54,16 +57,21 @@ void cushim_fork_warm(void)
 
 void cushim_fork_initialised(void)
 {
+	void *f[NFRAMES];
 	pid_t me = getpid();
+	sigset_t saved;
+	int n;
 
 	if (__atomic_load_n(&init_pid, __ATOMIC_ACQUIRE) == me)
 		return;
-	pthread_mutex_lock(&record_lock);
+	n = backtrace(f, NFRAMES); /* here, with no lock held: the unwinder asks the loader */
+	cushim_lock(&record_lock, &saved);
 	if (init_pid != me) {
-		nframes = backtrace(frames, NFRAMES);
+		memcpy(frames, f, sizeof frames);
+		nframes = n;
 		__atomic_store_n(&init_pid, me, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&record_lock);
+	cushim_unlock(&record_lock, &saved);
 }
 
 /* Before fork, in a process whose own cuInit cushim did not see (a runtime
@@ -75,22 +83,23 @@ void cushim_fork_prepare(void)
 	void *f;
 	char how[sizeof unseen_text];
 	pid_t me = getpid();
+	sigset_t saved;
 
 	/* (the slots are read only once the bootstrap is known to be done) */
 	if (cushim_fork_watch || !cushim_booted() || __atomic_load_n(&init_pid, __ATOMIC_ACQUIRE) == me ||
 	    !(f = cushim_real[CUSHIM_IDX_cuDeviceGetCount]) || ((CUresult (CUDAAPI *)(int *))f)(&n) != CUDA_SUCCESS)
 		return;
 	unseen(how, sizeof how); /* here, with no lock held: it calls dlopen */
-	pthread_mutex_lock(&record_lock);
+	cushim_lock(&record_lock, &saved);
 	if (init_pid != me) {
 		nframes = 0; /* initialised by a call cushim did not see */
 		memcpy(unseen_text, how, sizeof how);
 		__atomic_store_n(&init_pid, me, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&record_lock);
+	cushim_unlock(&record_lock, &saved);
 }
 
-/* Held across fork (boot.c's handlers), after the bootstrap's locks. */
+/* Held across fork (boot.c's handlers, every signal blocked), after boot_lock. */
 void cushim_fork_lock(void)
 {
 	pthread_mutex_lock(&record_lock);

@@ -29,6 +29,7 @@
 #include "log.h"
 #include "boot.h"
 #include "validity.h"
+#include "siglock.h"
 #include <pthread.h>
 #include <string.h>
 #include <unistd.h>
@@ -101,7 +102,7 @@ static int answer(unsigned v, unsigned long long seconds, unsigned long long out
 
 static CUresult CUDAAPI emulated_check(unsigned v, unsigned long long seconds, unsigned long long *out)
 {
-	CUresult r = driver_check(v, seconds, out);
+	CUresult r = __atomic_load_n(&driver_check, __ATOMIC_ACQUIRE)(v, seconds, out);
 
 	if (r != CUDA_SUCCESS || !out || v % 10 < 2 || out[1] == FIXED_HIGH)
 		return r; /* the driver's error, or one of its constant answers */
@@ -113,11 +114,14 @@ static CUresult CUDAAPI emulated_check(unsigned v, unsigned long long seconds, u
 }
 
 /* Our copy of the driver's table, slot 1 replaced; NULL (said once) when its
- * layout is not the one known. */
+ * layout is not the one known.  Made once, under table_lock, which holds
+ * nothing but the copy (siglock.h); said after. */
 static const void **own_copy(const void *const *table)
 {
 	static int said;
 	size_t size = (size_t)(uintptr_t)table[0];
+	sigset_t saved;
+	int made = 0;
 
 	if (size < 2 * sizeof(void *) || size > sizeof own_table || size % sizeof(void *) || !table[1]) {
 		if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
@@ -127,15 +131,19 @@ static const void **own_copy(const void *const *table)
 				   "(cudaErrorSoftwareValidityNotEstablished)", size);
 		return NULL;
 	}
-	pthread_mutex_lock(&table_lock);
+	if (__atomic_load_n(&driver_check, __ATOMIC_ACQUIRE))
+		return own_table;
+	cushim_lock(&table_lock, &saved);
 	if (!driver_check) {
 		memcpy(own_table, table, size);
-		driver_check = (check_fn)table[1];
 		own_table[1] = (const void *)emulated_check;
+		__atomic_store_n(&driver_check, (check_fn)table[1], __ATOMIC_RELEASE);
+		made = 1;
+	}
+	cushim_unlock(&table_lock, &saved);
+	if (made)
 		cushim_log(CUSHIM_LOG_INFO, "emulating: a CUDA runtime's validity check is answered over CUDA %d.%d",
 			   cushim_state.driver_version / 1000, cushim_state.driver_version % 1000 / 10);
-	}
-	pthread_mutex_unlock(&table_lock);
 	return own_table;
 }
 

@@ -22,6 +22,7 @@
 #include "realdriver.h"
 #include "log.h"
 #include "boot.h"
+#include "notes.h"
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
@@ -100,7 +101,7 @@ static const char *base_name(const char *path)
 
 /* cushim first: each resolved export goes on to the next definition of its
  * name after cushim where that is the interposer's. */
-static int route_through(const struct object *x, const char **first)
+static int route_through(struct cushim_findings *f, const struct object *x, const char **first)
 {
 	struct object o;
 	int n = 0;
@@ -108,23 +109,23 @@ static int route_through(const struct object *x, const char **first)
 	*first = "?";
 	for (unsigned i = 0; i < CUSHIM_NSYMS; i++) {
 		void *p;
-		if ((!cushim_real[i] && !cushim_hidden_real[i]) || cushim_syms[i].lookup_only)
+		if ((!f->real[i] && !f->hidden_real[i]) || cushim_syms[i].lookup_only)
 			continue;
 		p = cushim_dlsym(RTLD_NEXT, cushim_syms[i].name);
 		if (!object_of(p, &o) || o.base != x->base)
 			continue;
-		if (!cushim_real[i]) { /* hidden: known by what a lookup answers */
-			cushim_set_hidden_real(i, p);
+		if (!f->real[i]) { /* hidden: known by what a lookup answers */
+			cushim_set_hidden_real(f, i, p);
 			continue;
 		}
-		cushim_reroute(i, p);
+		cushim_reroute(f, i, p);
 		if (!n++)
 			*first = cushim_syms[i].name;
 	}
 	return n;
 }
 
-int cushim_interposer_route(const struct cushim_source *driver, int masquerade)
+int cushim_interposer_route(struct cushim_findings *f, const struct cushim_source *driver, int masquerade)
 {
 	struct object drv = { 0 }, x;
 	const char *self = base_name(cushim_self_path()), *first = "?";
@@ -135,27 +136,27 @@ int cushim_interposer_route(const struct cushim_source *driver, int masquerade)
 	if (after < 0 || (after && !next_interposer(drv.base, &x)))
 		return 0;
 	if (after && !masquerade) {
-		routed = route_through(&x, &first);
-		cushim_log(CUSHIM_LOG_INFO, "%s, preloaded after %s, defines %d of the driver's functions (first: %s): "
-			   "cushim forwards them through it", x.path, self, routed, first);
+		routed = route_through(f, &x, &first);
+		cushim_note(CUSHIM_LOG_INFO, "%s, preloaded after %s, defines %d of the driver's functions "
+			    "(first: %s): cushim forwards them through it", x.path, self, routed, first);
 		return routed;
 	}
 	if (after || !masquerade || cushim_conf.level >= CUSHIM_LOG_INFO)
 		n = count_defined(&x, &first); /* for the message alone */
 	if (after) {
-		cushim_log(CUSHIM_LOG_WARN, "%s is preloaded after %s, which is also the process's libcuda.so.1: it "
-			   "forwards to libcuda.so.1, back to cushim, so the program's own calls of the %d driver "
-			   "functions it defines (first: %s) bypass it; preload %s ahead of %s (cushim run "
-			   "--masquerade does), or leave %s out of LD_PRELOAD: as libcuda.so.1 it sees every call",
-			   x.path, self, n, first, base_name(x.path), self, self);
+		cushim_note(CUSHIM_LOG_WARN, "%s is preloaded after %s, which is also the process's libcuda.so.1: it "
+			    "forwards to libcuda.so.1, back to cushim, so the program's own calls of the %d driver "
+			    "functions it defines (first: %s) bypass it; preload %s ahead of %s (cushim run "
+			    "--masquerade does), or leave %s out of LD_PRELOAD: as libcuda.so.1 it sees every call",
+			    x.path, self, n, first, base_name(x.path), self, self);
 	} else if (masquerade) {
-		cushim_log(CUSHIM_LOG_INFO, "%s, preloaded ahead of cushim, defines %d driver functions (first: %s); "
-			   "it reaches the driver through cushim (masquerade)", x.path, n, first);
+		cushim_note(CUSHIM_LOG_INFO, "%s, preloaded ahead of cushim, defines %d driver functions (first: %s); "
+			    "it reaches the driver through cushim (masquerade)", x.path, n, first);
 	} else {
-		cushim_log(CUSHIM_LOG_WARN, "%s is preloaded ahead of %s and defines %d driver functions (first: %s): "
-			   "the program's calls of them reach the driver without cushim (not counted, traced, hidden "
-			   "or emulated); preload %s first (LD_PRELOAD=\"%s %s\") or use cushim run --masquerade",
-			   x.path, self, n, first, self, self, base_name(x.path));
+		cushim_note(CUSHIM_LOG_WARN, "%s is preloaded ahead of %s and defines %d driver functions (first: %s): "
+			    "the program's calls of them reach the driver without cushim (not counted, traced, hidden "
+			    "or emulated); preload %s first (LD_PRELOAD=\"%s %s\") or use cushim run --masquerade",
+			    x.path, self, n, first, self, self, base_name(x.path));
 	}
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include "realdriver.h"
 #include "log.h"
 #include "boot.h"
+#include "notes.h"
 #include "ldsearch.h"
 #include <dlfcn.h>
 
@@ -33,7 +34,7 @@ static int open_real_driver(const char *path, struct cushim_source *src)
 		dlclose(h);
 		return 0;
 	}
-	cushim_log(CUSHIM_LOG_INFO, "masquerade: cushim is libcuda.so.1; the real driver is %s", path);
+	cushim_note(CUSHIM_LOG_INFO, "masquerade: cushim is libcuda.so.1; the real driver is %s", path);
 	return 1;
 }
 
@@ -49,8 +50,8 @@ int cushim_open_real_driver(struct cushim_source *src)
 	if (cushim_conf.driver) {
 		if (open_real_driver(cushim_conf.driver, src))
 			return 1;
-		cushim_log(CUSHIM_LOG_WARN, "CUSHIM_DRIVER=%s " CUSHIM_DRIVER_UNUSABLE "; searching the usual places",
-			   cushim_conf.driver);
+		cushim_note(CUSHIM_LOG_WARN, "CUSHIM_DRIVER=%s " CUSHIM_DRIVER_UNUSABLE "; searching the usual places",
+			    cushim_conf.driver);
 	}
 	return cushim_ld_search("libcuda.so.1", NULL, NULL, accept_real_driver, src);
 }

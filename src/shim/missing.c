@@ -11,6 +11,7 @@
 #include "boot.h"
 #include "state.h"
 #include "missing.h"
+#include "notes.h"
 #include <stdio.h>
 
 static CUresult missing_rc = CUSHIM_NEWER_DRIVER;
@@ -65,10 +66,10 @@ void cushim_missing_driver(int masquerade)
 {
 	missing_rc = CUDA_ERROR_NO_DEVICE;
 	if (masquerade)
-		cushim_log(CUSHIM_LOG_WARN, "libcuda.so.1 (%s) is cushim itself, and no real libcuda.so.1 was found "
-			   "(CUSHIM_DRIVER, LD_LIBRARY_PATH, /etc/ld.so.conf, the usual folders): every driver call "
-			   "returns CUDA_ERROR_NO_DEVICE", cushim_self_path());
+		cushim_note(CUSHIM_LOG_WARN, "libcuda.so.1 (%s) is cushim itself, and no real libcuda.so.1 was found "
+			    "(CUSHIM_DRIVER, LD_LIBRARY_PATH, /etc/ld.so.conf, the usual folders): every driver call "
+			    "returns CUDA_ERROR_NO_DEVICE", cushim_self_path());
 	else
-		cushim_log(CUSHIM_LOG_WARN, "no driver (libcuda.so.1) could be used: every driver call returns "
-			   "CUDA_ERROR_NO_DEVICE");
+		cushim_note(CUSHIM_LOG_WARN, "no driver (libcuda.so.1) could be used: every driver call returns "
+			    "CUDA_ERROR_NO_DEVICE");
 }

@@ -12,6 +12,7 @@
 #include "realdriver.h"
 #include "log.h"
 #include "boot.h"
+#include "notes.h"
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <link.h>
@@ -27,6 +28,13 @@ typedef CUresult (*gpa1_fn)(const char *, void **, int, cuuint64_t);
 
 #define CUDART_INSUFFICIENT_DRIVER 35 /* cudaErrorInsufficientDriver */
 
+static unsigned long lookups_made;
+
+unsigned long cushim_lookups_made(void)
+{
+	return __atomic_load_n(&lookups_made, __ATOMIC_RELAXED);
+}
+
 /* Ask src for export i at its own version and stream flavour.  Judged by
  * pointer and status, never by the result alone: a version below the
  * symbol's introduction answers success with NULL and status 2. */
@@ -37,6 +45,8 @@ enum cushim_found cushim_source_lookup(const struct cushim_source *src, unsigned
 							       : CU_GET_PROC_ADDRESS_LEGACY_STREAM;
 	int status = -1, rc;
 	void *p = NULL;
+
+	__atomic_add_fetch(&lookups_made, 1, __ATOMIC_RELAXED);
 
 	switch (src->via) {
 	case CUSHIM_VIA_BYVERSION:
@@ -64,13 +74,22 @@ enum cushim_found cushim_source_lookup(const struct cushim_source *src, unsigned
 	return (rc == 0 || status == 1) ? CUSHIM_NOT_FOUND : CUSHIM_FAILED;
 }
 
-/* ---- never recurse: the span of libcushim.so itself ---- */
+/* ---- never recurse: the span of libcushim.so itself ----
+ * Found by every thread that runs the bootstrap until one has stored it: the
+ * same span each time, stored with atomic stores; the path once. */
 static uintptr_t self_lo, self_hi;
 static char self_path[4096];
+static int self_named; /* 0, 1 while the path is written, 2 once it is */
+
+struct self {
+	uintptr_t me, lo, hi;
+	const char *name;
+};
 
 static int find_self_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
-	uintptr_t me = (uintptr_t)data, lo = UINTPTR_MAX, hi = 0;
+	struct self *s = data;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD)
@@ -81,26 +100,37 @@ static int find_self_cb(struct dl_phdr_info *info, size_t size, void *data)
 		if (a + ph->p_memsz > hi)
 			hi = a + ph->p_memsz;
 	}
-	if (me < lo || me >= hi)
+	if (s->me < lo || s->me >= hi)
 		return 0;
-	self_lo = lo, self_hi = hi;
-	snprintf(self_path, sizeof self_path, "%s", info->dlpi_name ? info->dlpi_name : "");
+	s->lo = lo, s->hi = hi, s->name = info->dlpi_name ? info->dlpi_name : "";
 	return 1;
 }
 
 void cushim_find_self(void)
 {
-	dl_iterate_phdr(find_self_cb, (void *)(uintptr_t)&find_self_cb);
+	struct self s = { (uintptr_t)&find_self_cb, 0, 0, "" };
+	int none = 0;
+
+	if (__atomic_load_n(&self_hi, __ATOMIC_ACQUIRE))
+		return;
+	dl_iterate_phdr(find_self_cb, &s);
+	if (__atomic_compare_exchange_n(&self_named, &none, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		snprintf(self_path, sizeof self_path, "%s", s.name);
+		__atomic_store_n(&self_named, 2, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&self_lo, s.lo, __ATOMIC_RELAXED);
+	__atomic_store_n(&self_hi, s.hi, __ATOMIC_RELEASE);
 }
 
 int cushim_inside_self(const void *p)
 {
-	return (uintptr_t)p >= self_lo && (uintptr_t)p < self_hi;
+	uintptr_t hi = __atomic_load_n(&self_hi, __ATOMIC_ACQUIRE);
+	return (uintptr_t)p >= __atomic_load_n(&self_lo, __ATOMIC_RELAXED) && (uintptr_t)p < hi;
 }
 
 const char *cushim_self_path(void)
 {
-	return self_path[0] ? self_path : "libcushim.so";
+	return __atomic_load_n(&self_named, __ATOMIC_ACQUIRE) == 2 && self_path[0] ? self_path : "libcushim.so";
 }
 
 static void object_path(void *handle, char *buf, size_t size)
@@ -148,12 +178,12 @@ int cushim_open_driver(struct cushim_source *src)
 	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 
 	if (!h) {
-		cushim_log(CUSHIM_LOG_INFO, "cannot load libcuda.so.1: %s", dlerror());
+		cushim_note(CUSHIM_LOG_INFO, "cannot load libcuda.so.1: %s", dlerror());
 		return 0;
 	}
 	if (!cushim_driver_source(h, NULL, src)) {
-		cushim_log(CUSHIM_LOG_WARN, "libcuda.so.1 (%s) is cushim itself, not a driver: set CUSHIM_DRIVER "
-			   "or fix the library path", src->path[0] ? src->path : cushim_self_path());
+		cushim_note(CUSHIM_LOG_WARN, "libcuda.so.1 (%s) is cushim itself, not a driver: set CUSHIM_DRIVER "
+			    "or fix the library path", src->path[0] ? src->path : cushim_self_path());
 		return 0;
 	}
 	return 1;
@@ -185,7 +215,7 @@ static int runtime_way_in(void *h, int version, struct cushim_source *src, int *
 	if (*rc != 0 || !p)
 		return 0;
 	if (cushim_inside_self(p)) {
-		cushim_log(CUSHIM_LOG_WARN, "the runtime handed out cushim's own cuGetProcAddress; skipped");
+		cushim_note(CUSHIM_LOG_WARN, "the runtime handed out cushim's own cuGetProcAddress; skipped");
 		return 0;
 	}
 	src->via = version >= 12000 ? CUSHIM_VIA_GPA2 : CUSHIM_VIA_GPA1, src->fn = p;
@@ -206,21 +236,21 @@ static int use_runtime(void *h, const char *what, struct cushim_source *src)
 	if (rtver)
 		rtver(&version);
 	if (!cushim_dlsym(h, "cudaGetDriverEntryPoint") && !cushim_dlsym(h, "cudaGetDriverEntryPointByVersion")) {
-		cushim_log(CUSHIM_LOG_INFO, "%s %s has no cudaGetDriverEntryPoint; skipped", what, src->path);
+		cushim_note(CUSHIM_LOG_INFO, "%s %s has no cudaGetDriverEntryPoint; skipped", what, src->path);
 		return 0;
 	}
 	if (runtime_way_in(h, version, src, &rc)) {
 		src->handle = h, src->origin = CUSHIM_FROM_RUNTIME;
-		cushim_log(CUSHIM_LOG_INFO, "using %s %s (CUDA %s) through %s", what, src->path,
-			   cushim_format_version(version, v), src->how);
+		cushim_note(CUSHIM_LOG_INFO, "using %s %s (CUDA %s) through %s", what, src->path,
+			    cushim_format_version(version, v), src->how);
 		return 1;
 	}
 	if (rc == CUDART_INSUFFICIENT_DRIVER)
-		cushim_log(CUSHIM_LOG_INFO, "%s %s (CUDA %s) refuses this driver (cudaErrorInsufficientDriver); "
-			   "trying the next", what, src->path, cushim_format_version(version, v));
+		cushim_note(CUSHIM_LOG_INFO, "%s %s (CUDA %s) refuses this driver (cudaErrorInsufficientDriver); "
+			    "trying the next", what, src->path, cushim_format_version(version, v));
 	else
-		cushim_log(CUSHIM_LOG_INFO, "%s %s (CUDA %s) gave no entry points (error %d); trying the next",
-			   what, src->path, cushim_format_version(version, v), rc);
+		cushim_note(CUSHIM_LOG_INFO, "%s %s (CUDA %s) gave no entry points (error %d); trying the next",
+			    what, src->path, cushim_format_version(version, v), rc);
 	src->via = CUSHIM_VIA_NONE;
 	return 0;
 }
@@ -326,8 +356,8 @@ int cushim_open_runtime(struct cushim_source *src)
 	if (cushim_conf.cudart) {
 		void *h = dlopen(cushim_conf.cudart, RTLD_NOW | RTLD_LOCAL);
 		if (!h)
-			cushim_log(CUSHIM_LOG_WARN, "cannot load CUSHIM_CUDART=%s: %s; trying the usual runtimes",
-				   cushim_conf.cudart, dlerror());
+			cushim_note(CUSHIM_LOG_WARN, "cannot load CUSHIM_CUDART=%s: %s; trying the usual runtimes",
+				    cushim_conf.cudart, dlerror());
 		else if (use_runtime(h, "CUSHIM_CUDART runtime", src))
 			return 1;
 		else

@@ -1,17 +1,21 @@
 /* What the bootstrap found and publishes: the driver's version and the one
  * the process sees, what implements each export and where it came from, and
  * why a missing one is missing.  The bootstrap (boot.c) decides the order
- * and the sources; the steps that fill the state are here, with the state,
- * and every module that answers calls reads it back (state.h). */
+ * and the sources; the steps that fill the state are here, with the state:
+ * each fills what one run of the bootstrap found (struct cushim_findings), the
+ * run that finishes first publishes it into the state, and every module
+ * that answers calls reads it back (state.h). */
 #include "table.h"
 #include "slots.h"
 #include "conf.h"
 #include "settings.h"
 #include "log.h"
 #include "boot.h"
+#include "notes.h"
 #include "state.h"
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 
 struct cushim_state cushim_state;
 void *cushim_real[CUSHIM_NSYMS];
@@ -27,22 +31,22 @@ void cushim_set_impl(unsigned i, void *fn)
 	cushim_impl[i] = fn;
 }
 
-void cushim_reroute(unsigned i, void *fn)
+void cushim_reroute(struct cushim_findings *f, unsigned i, void *fn)
 {
-	if (cushim_impl[i] == cushim_real[i])
-		cushim_impl[i] = fn;
-	cushim_real[i] = fn;
+	if (f->impl[i] == f->real[i])
+		f->impl[i] = fn;
+	f->real[i] = fn;
 }
 
-void cushim_set_hidden_real(unsigned i, void *fn)
+void cushim_set_hidden_real(struct cushim_findings *f, unsigned i, void *fn)
 {
-	cushim_hidden_real[i] = fn;
+	f->hidden_real[i] = fn;
 }
 
-void cushim_state_source(const struct cushim_source *src)
+void cushim_state_source(struct cushim_state *st, const struct cushim_source *src)
 {
-	cushim_state.via = src->how;
-	snprintf(cushim_state.path, sizeof cushim_state.path, "%s", src->path);
+	st->via = src->how;
+	snprintf(st->path, sizeof st->path, "%s", src->path);
 }
 
 /* ---- the driver's version, and the one the process sees ---- */
@@ -55,39 +59,39 @@ static int real_driver_version(const struct cushim_source *driver)
 
 	if (f != CUSHIM_FOUND || cushim_inside_self(p)) {
 		static const char *const what[] = { "", "not found", "its version not sufficient", "an error" };
-		cushim_log(CUSHIM_LOG_WARN, "cannot find cuDriverGetVersion through %s (%s); the driver's version "
-			   "is unknown", driver->how, f == CUSHIM_FOUND ? "a pointer into cushim itself" : what[f]);
+		cushim_note(CUSHIM_LOG_WARN, "cannot find cuDriverGetVersion through %s (%s); the driver's version "
+			    "is unknown", driver->how, f == CUSHIM_FOUND ? "a pointer into cushim itself" : what[f]);
 		return 0;
 	}
 	if ((rc = ((CUresult (*)(int *))p)(&v)) != CUDA_SUCCESS || v <= 0) {
-		cushim_log(CUSHIM_LOG_WARN, "cuDriverGetVersion failed (%d); the driver's version is unknown",
-			   (int)rc);
+		cushim_note(CUSHIM_LOG_WARN, "cuDriverGetVersion failed (%d); the driver's version is unknown",
+			    (int)rc);
 		return 0;
 	}
 	return v;
 }
 
 /* The version exports are judged against: the driver's, or CUSHIM_DRIVER_VERSION. */
-int cushim_set_versions(const struct cushim_source *driver)
+int cushim_set_versions(struct cushim_findings *f, const struct cushim_source *driver)
 {
 	char v[16], w[16];
 	int real = real_driver_version(driver), effective = real ? real : INT_MAX;
 
-	cushim_state.real_driver_version = real;
+	f->state.real_driver_version = real;
 	if (cushim_conf.driver_version && real && cushim_conf.driver_version > real) {
-		cushim_log(CUSHIM_LOG_WARN, "CUSHIM_DRIVER_VERSION=%s is above the driver's own CUDA %s; not "
-			   "emulating", cushim_format_version(cushim_conf.driver_version, v),
-			   cushim_format_version(real, w));
+		cushim_note(CUSHIM_LOG_WARN, "CUSHIM_DRIVER_VERSION=%s is above the driver's own CUDA %s; not "
+			    "emulating", cushim_format_version(cushim_conf.driver_version, v),
+			    cushim_format_version(real, w));
 	} else if (cushim_conf.driver_version) {
 		effective = cushim_conf.driver_version;
-		cushim_emulating = 1;
+		f->emulating = 1;
 	}
-	cushim_state.driver_version = effective == INT_MAX ? 0 : effective;
+	f->state.driver_version = effective == INT_MAX ? 0 : effective;
 	return effective;
 }
 
 /* ---- the table ---- */
-void cushim_resolve_table(const struct cushim_source *driver, int effective)
+void cushim_resolve_table(struct cushim_findings *f, const struct cushim_source *driver, int effective)
 {
 	int nself = 0;
 	const char *first_self = NULL;
@@ -97,24 +101,36 @@ void cushim_resolve_table(const struct cushim_source *driver, int effective)
 		void *p = NULL;
 
 		if (s->version > effective)
-			cushim_missing_why[i] = CUSHIM_WHY_NEWER; /* never ask above the driver's own version */
+			f->why[i] = CUSHIM_WHY_NEWER; /* never ask above the driver's own version */
 		else if (cushim_source_lookup(driver, i, &p) != CUSHIM_FOUND)
-			cushim_missing_why[i] = CUSHIM_WHY_ABSENT;
+			f->why[i] = CUSHIM_WHY_ABSENT;
 		else if (cushim_inside_self(p))
-			cushim_missing_why[i] = CUSHIM_WHY_SELF, first_self = nself++ ? first_self : s->name;
+			f->why[i] = CUSHIM_WHY_SELF, first_self = nself++ ? first_self : s->name;
 		else if (cushim_hidden_name(s->name))
-			cushim_missing_why[i] = CUSHIM_WHY_HIDDEN, cushim_hidden_real[i] = p; /* to know it when asked for */
-		if (cushim_missing_why[i]) {
-			cushim_state.missing++;
+			f->why[i] = CUSHIM_WHY_HIDDEN, f->hidden_real[i] = p; /* to know it when asked for */
+		if (f->why[i]) {
+			f->state.missing++;
 			continue;
 		}
-		cushim_real[i] = cushim_impl[i] = p;
-		cushim_origin[i] = driver->origin;
-		cushim_state.resolved++;
+		f->real[i] = f->impl[i] = p;
+		f->origin[i] = driver->origin;
+		f->state.resolved++;
 	}
 	if (nself)
-		cushim_log(CUSHIM_LOG_WARN, "%d exports through %s point into cushim itself (first: %s; is cushim "
-			   "installed as libcuda.so.1?); treating them as missing", nself, driver->how, first_self);
+		cushim_note(CUSHIM_LOG_WARN, "%d exports through %s point into cushim itself (first: %s; is cushim "
+			    "installed as libcuda.so.1?); treating them as missing", nself, driver->how, first_self);
+}
+
+/* What f found becomes what every module reads. */
+void cushim_state_publish(const struct cushim_findings *f)
+{
+	cushim_state = f->state;
+	cushim_emulating = f->emulating;
+	memcpy(cushim_real, f->real, sizeof cushim_real);
+	memcpy(cushim_impl, f->impl, sizeof cushim_impl);
+	memcpy(cushim_hidden_real, f->hidden_real, sizeof cushim_hidden_real);
+	memcpy(cushim_origin, f->origin, sizeof cushim_origin);
+	memcpy(cushim_missing_why, f->why, sizeof cushim_missing_why);
 }
 
 /* The exports the driver lacks that cushim serves (adapters, its own). */
@@ -125,12 +141,6 @@ void cushim_count_adapted(void)
 			cushim_state.adapted++;
 			cushim_state.missing--;
 		}
-}
-
-void cushim_state_timed(uint64_t find_ns, uint64_t resolve_ns)
-{
-	cushim_state.find_ns = find_ns;
-	cushim_state.resolve_ns = resolve_ns;
 }
 
 void cushim_state_tracing(int tracing)
@@ -144,16 +154,30 @@ void cushim_set_booted(void)
 }
 
 /* ---- a runtime, once the driver is initialised ---- */
-/* Ask the runtime for every export the driver gave; take its answer. */
-void cushim_adopt_answers(const struct cushim_source *rt, const struct cushim_source *driver)
+/* Ask the runtime for every export the driver gave (with no lock held: these
+ * are calls into the runtime). */
+void cushim_adopt_ask(const struct cushim_source *rt, void *answers[CUSHIM_NSYMS])
+{
+	for (unsigned i = 0; i < CUSHIM_NSYMS; i++) {
+		void *p = NULL;
+		answers[i] = NULL;
+		if (__atomic_load_n(&cushim_real[i], __ATOMIC_ACQUIRE) &&
+		    cushim_source_lookup(rt, i, &p) == CUSHIM_FOUND && !cushim_inside_self(p))
+			answers[i] = p;
+	}
+}
+
+/* Take the runtime's answers (publishing: no call out of cushim here). */
+void cushim_adopt_answers(const struct cushim_source *rt, void *const answers[CUSHIM_NSYMS],
+			  const struct cushim_source *driver)
 {
 	int same = 0, replaced = 0, kept = 0;
 
 	for (unsigned i = 0; i < CUSHIM_NSYMS; i++) {
-		void *p = NULL, *old = cushim_real[i];
+		void *p = answers[i], *old = cushim_real[i];
 		if (!old)
 			continue;
-		if (cushim_source_lookup(rt, i, &p) != CUSHIM_FOUND || cushim_inside_self(p)) {
+		if (!p) {
 			kept++; /* the driver's answer stands */
 			continue;
 		}
@@ -169,8 +193,8 @@ void cushim_adopt_answers(const struct cushim_source *rt, const struct cushim_so
 		}
 		cushim_origin[i] = CUSHIM_FROM_RUNTIME;
 	}
-	cushim_state_source(rt);
-	cushim_log(CUSHIM_LOG_INFO, "driver initialised: %d exports now through %s %s (%d the same functions as "
-		   "the driver's, %d different), %d kept from %s", same + replaced, rt->path, rt->how, same,
-		   replaced, kept, driver->how);
+	cushim_state_source(&cushim_state, rt);
+	cushim_note(CUSHIM_LOG_INFO, "driver initialised: %d exports now through %s %s (%d the same functions as "
+		    "the driver's, %d different), %d kept from %s", same + replaced, rt->path, rt->how, same,
+		    replaced, kept, driver->how);
 }

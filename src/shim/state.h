@@ -18,11 +18,6 @@ extern void *cushim_real[CUSHIM_NSYMS] CUSHIM_HIDDEN;
 extern void *cushim_impl[CUSHIM_NSYMS] CUSHIM_HIDDEN;
 /* Export i is implemented by fn, cushim's own (an adapter, an override). */
 void cushim_set_impl(unsigned i, void *fn) CUSHIM_HIDDEN;
-/* Export i's driver function is reached through fn (another preloaded
- * library's, in front of the driver): what called the driver calls fn. */
-void cushim_reroute(unsigned i, void *fn) CUSHIM_HIDDEN;
-/* The driver's function behind hidden export i is fn. */
-void cushim_set_hidden_real(unsigned i, void *fn) CUSHIM_HIDDEN;
 /* Where each export's driver function came from. */
 enum cushim_origin {
 	CUSHIM_FROM_NONE,    /* missing, or served by cushim alone */
@@ -59,16 +54,37 @@ static inline int cushim_booted(void)
 	return __atomic_load_n(&cushim_boot_done, __ATOMIC_ACQUIRE);
 }
 
-/* The bootstrap's steps (boot.c calls them, in this order). */
-void cushim_state_source(const struct cushim_source *src) CUSHIM_HIDDEN; /* asked now: via and path */
+/* What one run of the bootstrap finds, before it is published: each thread
+ * that runs the bootstrap fills its own (boot.c), so that none waits on
+ * another's calls into the loader and the driver, and the first to finish
+ * publishes it into the arrays above; the others' are dropped. */
+struct cushim_findings {
+	struct cushim_state state;
+	int emulating;
+	void *real[CUSHIM_NSYMS], *impl[CUSHIM_NSYMS], *hidden_real[CUSHIM_NSYMS];
+	unsigned char origin[CUSHIM_NSYMS], why[CUSHIM_NSYMS];
+};
+
+/* The bootstrap's steps (boot.c calls them, in this order), each into f. */
+void cushim_state_source(struct cushim_state *st, const struct cushim_source *src) CUSHIM_HIDDEN; /* via, path */
 /* The driver's version and the one the process sees; returns the version
  * exports are judged against (INT_MAX when the driver's is unknown). */
-int cushim_set_versions(const struct cushim_source *driver) CUSHIM_HIDDEN;
-void cushim_resolve_table(const struct cushim_source *driver, int effective) CUSHIM_HIDDEN;
+int cushim_set_versions(struct cushim_findings *f, const struct cushim_source *driver) CUSHIM_HIDDEN;
+void cushim_resolve_table(struct cushim_findings *f, const struct cushim_source *driver, int effective) CUSHIM_HIDDEN;
+/* Export i's driver function is reached through fn (another preloaded
+ * library's, in front of the driver): what called the driver calls fn. */
+void cushim_reroute(struct cushim_findings *f, unsigned i, void *fn) CUSHIM_HIDDEN;
+/* The driver's function behind hidden export i is fn. */
+void cushim_set_hidden_real(struct cushim_findings *f, unsigned i, void *fn) CUSHIM_HIDDEN;
+/* Publishing (boot.c holds its lock): f becomes what the modules read. */
+void cushim_state_publish(const struct cushim_findings *f) CUSHIM_HIDDEN;
 void cushim_count_adapted(void) CUSHIM_HIDDEN; /* once the adapters are installed */
-void cushim_state_timed(uint64_t find_ns, uint64_t resolve_ns) CUSHIM_HIDDEN;
 void cushim_state_tracing(int tracing) CUSHIM_HIDDEN;
 void cushim_set_booted(void) CUSHIM_HIDDEN;
-/* Once the driver is initialised: a runtime's answers replace the driver's. */
-void cushim_adopt_answers(const struct cushim_source *rt, const struct cushim_source *driver) CUSHIM_HIDDEN;
+/* Once the driver is initialised: a runtime's answer for every export the
+ * driver gave (NULL where it gives none), asked with no lock held; then,
+ * publishing, they replace the driver's. */
+void cushim_adopt_ask(const struct cushim_source *rt, void *answers[CUSHIM_NSYMS]) CUSHIM_HIDDEN;
+void cushim_adopt_answers(const struct cushim_source *rt, void *const answers[CUSHIM_NSYMS],
+			  const struct cushim_source *driver) CUSHIM_HIDDEN;
 #endif

@@ -9,6 +9,16 @@ EXTRA_tests_hardening_faults_DEPENDENCIES = $(HARNESS_DEPS) $(FAKE_BAD) tests/ha
 tests_hardening_threads_LDFLAGS = $(HARNESS_CUDA_LINK)
 tests_hardening_threads_LDADD = -lcuda $(HARNESS_LIBS)
 EXTRA_tests_hardening_threads_DEPENDENCIES = $(HARNESS_DEPS) tests/hardening/ctor-app
+# locks: each of cushim's locks where it once deadlocked (locks-app.c, a
+# program that defines backtrace and write, and libslowctor.so, a library
+# whose constructor calls the driver while the loader's lock is held).
+check_PROGRAMS += tests/hardening/locks tests/hardening/locks-app
+TESTS += tests/hardening/locks
+tests_hardening_locks_LDADD = $(HARNESS_LIBS)
+EXTRA_tests_hardening_locks_DEPENDENCIES = $(HARNESS_DEPS) tests/hardening/locks-app tests/hardening/libslowctor.so \
+	$(RT_DRIVER)
+tests_hardening_locks_app_LDFLAGS = $(HARNESS_CUDA_LINK) -rdynamic
+tests_hardening_locks_app_LDADD = -lcuda $(LIBS)
 endif
 
 # The constructor library and its program: plain rules (a library with the
@@ -22,6 +32,11 @@ tests/hardening/ctor-app: $(top_srcdir)/tests/hardening/ctor-app.c tests/hardeni
 		-Wl,-rpath,$(abs_top_builddir)/tests/hardening $(HARNESS_CUDA_LINK) -lcuda $(LIBS)
 CLEANFILES += tests/hardening/libctor.so tests/hardening/ctor-app
 EXTRA_DIST += tests/hardening/ctor-lib.c tests/hardening/ctor-app.c
+tests/hardening/libslowctor.so: $(top_srcdir)/tests/hardening/slowctor-lib.c $(FAKE_DRIVERS)
+	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(HARD_CC) -shared -fPIC -Wl,-soname,libslowctor.so -o $@ \
+		$(top_srcdir)/tests/hardening/slowctor-lib.c $(HARNESS_CUDA_LINK) -lcuda $(LIBS)
+CLEANFILES += tests/hardening/libslowctor.so
+EXTRA_DIST += tests/hardening/slowctor-lib.c
 
 # Stacking with an interposer that hooks the driver (tests/fake/fake-vgpu.c):
 # both orders of LD_PRELOAD and masquerade, and a fork storm.
