@@ -4,7 +4,7 @@
  * generated table (each row's parameters: name, how to print them). */
 #include "stamp.h"
 #include "enums.h"
-#include "errors.h"
+#include "errnames.h"
 #include "peek.h"
 #include "ticks.h"
 #include <stdarg.h>

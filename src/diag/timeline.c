@@ -22,7 +22,7 @@
 #include "log.h"
 #include "stamp.h"
 #include "timeline.h"
-#include "errors.h"
+#include "errnames.h"
 #include "ticks.h"
 #include <errno.h>
 #include <fcntl.h>
