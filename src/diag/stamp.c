@@ -180,19 +180,10 @@ static void put_quoted(struct cushim_out *o, const char *s, size_t n)
  * it runs into memory that cannot be read before its NUL, what could be
  * read and then <unreadable ADDRESS>, the first address that cannot
  * (<unreadable ADDRESS> alone when not even its first byte can). */
-static void put_str(struct cushim_out *o, uint64_t v)
+/* s (len bytes; n, its length, or -1 where it ran into memory that cannot
+ * be read at v + len), as put_str shows it. */
+static void show_str(struct cushim_out *o, uint64_t v, const char *s, long n, size_t len, int cut)
 {
-	char s[STR_MAX + 2]; /* one more than is shown: a longer string is cut */
-	int cut;
-	long n;
-	size_t len;
-
-	if (!v) {
-		put_s(o, "NULL");
-		return;
-	}
-	n = cushim_peek_str((const void *)(uintptr_t)v, s, sizeof s, &cut);
-	len = n >= 0 ? (size_t)n : strlen(s);
 	if (n >= 0 || len)
 		put_quoted(o, s, len);
 	if (cut) {
@@ -204,7 +195,33 @@ static void put_str(struct cushim_out *o, uint64_t v)
 	}
 }
 
-static void put_arg(struct cushim_out *o, const struct cushim_argdesc *d, uint64_t v)
+static void put_str(struct cushim_out *o, uint64_t v)
+{
+	char s[STR_MAX + 2]; /* one more than is shown: a longer string is cut */
+	int cut;
+	long n;
+
+	if (!v) {
+		put_s(o, "NULL");
+		return;
+	}
+	n = cushim_peek_str((const void *)(uintptr_t)v, s, sizeof s, &cut);
+	show_str(o, v, s, n, n >= 0 ? (size_t)n : strlen(s), cut);
+}
+
+/* The string at v as put_str shows it, from the bytes a record copied. */
+static void put_copied(struct cushim_out *o, uint64_t v, const struct cushim_strarg *sa)
+{
+	size_t len = strnlen(sa->bytes, STR_MAX + 1);
+	int cut = sa->state == 1 || (sa->state == 0 && len > STR_MAX); /* as put_str: STR_MAX + 1 read */
+
+	if (!v)
+		put_s(o, "NULL");
+	else
+		show_str(o, v, sa->bytes, sa->state == 2 ? -1 : (long)len, len, cut);
+}
+
+static void put_arg(struct cushim_out *o, const struct cushim_argdesc *d, uint64_t v, const struct cushim_strarg *sa)
 {
 	const char *name;
 	switch (d->cls) {
@@ -216,7 +233,10 @@ static void put_arg(struct cushim_out *o, const struct cushim_argdesc *d, uint64
 			put_x(o, v);
 		break;
 	case CUSHIM_A_STR:
-		put_str(o, v);
+		if (sa)
+			put_copied(o, v, sa);
+		else
+			put_str(o, v);
 		break;
 	case CUSHIM_A_INT:
 		if ((int64_t)v < 0) {
@@ -253,7 +273,8 @@ static void put_arg(struct cushim_out *o, const struct cushim_argdesc *d, uint64
 }
 
 /* "cuMemAlloc_v2(dptr=0x7ffd5e1c, bytesize=1048576) = CUDA_SUCCESS" */
-size_t cushim_format_call(char *buf, size_t size, unsigned i, CUresult r, const uint64_t *argv)
+size_t cushim_format_call(char *buf, size_t size, unsigned i, CUresult r, const uint64_t *argv,
+			  const struct cushim_strarg *sa)
 {
 	struct cushim_out o = { buf, size };
 	const char *rn = cushim_error_name((int)r);
@@ -265,7 +286,7 @@ size_t cushim_format_call(char *buf, size_t size, unsigned i, CUresult r, const 
 			cushim_put_raw(&o, ", ", 2);
 		put_s(&o, cushim_argdescs[i][k].name);
 		cushim_put_raw(&o, "=", 1);
-		put_arg(&o, &cushim_argdescs[i][k], argv[k]);
+		put_arg(&o, &cushim_argdescs[i][k], argv[k], sa && sa->arg == (int)k ? sa : NULL);
 	}
 	cushim_put_raw(&o, ") = ", 4);
 	if (rn)
@@ -285,10 +306,11 @@ size_t cushim_format_decimal(char *buf, size_t size, uint64_t v, int decimals)
 	return (size_t)(o.p - buf);
 }
 
-size_t cushim_format_arg(char *buf, size_t size, const struct cushim_argdesc *d, uint64_t v)
+size_t cushim_format_arg(char *buf, size_t size, const struct cushim_argdesc *d, uint64_t v,
+			 const struct cushim_strarg *sa)
 {
 	struct cushim_out o = { buf, size };
-	put_arg(&o, d, v);
+	put_arg(&o, d, v, sa);
 	return (size_t)(o.p - buf);
 }
 

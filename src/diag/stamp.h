@@ -12,12 +12,25 @@ void cushim_stamp_calibrate(void) CUSHIM_HIDDEN;
 /* ticks as CLOCK_MONOTONIC nanoseconds */
 uint64_t cushim_trace_ns(uint64_t ticks) CUSHIM_HIDDEN;
 size_t cushim_format_decimal(char *buf, size_t size, uint64_t v, int decimals) CUSHIM_HIDDEN;
-size_t cushim_format_arg(char *buf, size_t size, const struct cushim_argdesc *d, uint64_t v) CUSHIM_HIDDEN;
+/* A string argument's bytes as a record copied them (recorder.h): which
+ * argument, its bytes, and their state (0 whole, 1 cut, 2 unreadable past
+ * them).  Without one, a string argument is read now, through the checked
+ * copy. */
+struct cushim_strarg {
+	int arg;
+	int state;
+	const char *bytes;
+};
+/* The argument v as the trace shows it; sa: its bytes, if copied already. */
+size_t cushim_format_arg(char *buf, size_t size, const struct cushim_argdesc *d, uint64_t v,
+			 const struct cushim_strarg *sa) CUSHIM_HIDDEN;
 extern const struct cushim_argdesc *const cushim_argdescs[CUSHIM_NSYMS] CUSHIM_HIDDEN;
 extern const unsigned char cushim_nargs[CUSHIM_NSYMS] CUSHIM_HIDDEN;
 
-/* "cuMemAlloc_v2(dptr=0x7ffd5e1c, bytesize=1048576) = CUDA_SUCCESS" */
-size_t cushim_format_call(char *buf, size_t size, unsigned i, CUresult r, const uint64_t *argv) CUSHIM_HIDDEN;
+/* "cuMemAlloc_v2(dptr=0x7ffd5e1c, bytesize=1048576) = CUDA_SUCCESS"; sa: a
+ * string argument's bytes, if copied already (else NULL). */
+size_t cushim_format_call(char *buf, size_t size, unsigned i, CUresult r, const uint64_t *argv,
+			  const struct cushim_strarg *sa) CUSHIM_HIDDEN;
 
 /* Formatting into a buffer: never past left, always NUL-terminated. */
 struct cushim_out {

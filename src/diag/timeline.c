@@ -205,10 +205,10 @@ static void arg(struct jout *o, const struct cushim_argdesc *d, uint64_t v)
 	else
 		LIT(o, "\":\"");
 	if (d->cls == CUSHIM_A_STR) {
-		n = cushim_format_arg(tmp, sizeof tmp, d, v);
+		n = cushim_format_arg(tmp, sizeof tmp, d, v, NULL);
 		esc(o, tmp, n);
 	} else {
-		n = cushim_format_arg(o->p, o->left, d, v);
+		n = cushim_format_arg(o->p, o->left, d, v, NULL);
 		o->p += n;
 		o->left -= n;
 	}

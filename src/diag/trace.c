@@ -196,7 +196,7 @@ static size_t format_line(char *buf, size_t size, int tid, unsigned i, CUresult 
 	cushim_put_raw(&o, " ", 1);
 	cushim_put_u(&o, (uint64_t)tid);
 	cushim_put_raw(&o, " ", 1);
-	o.p += cushim_format_call(o.p, o.left, i, r, argv);
+	o.p += cushim_format_call(o.p, o.left, i, r, argv, NULL);
 	o.left = size - (size_t)(o.p - buf);
 	cushim_put_raw(&o, " ", 1);
 	cushim_put_milli(&o, took_ns, 3);

@@ -6,6 +6,7 @@
  * whole and read plus lost is what was written. */
 #include "table.h"
 #include "recorder.h"
+#include "stamp.h"
 #include <check.h>
 #include "../harness/check-run.h"
 #include <pthread.h>
@@ -116,6 +117,46 @@ START_TEST(a_lagging_reader_counts_exactly_what_it_lost)
 }
 END_TEST
 
+/* A string argument shows the same from the record's copy as read live: of
+ * every length around the cut, empty, NULL, unreadable, and running into
+ * an unreadable page. */
+START_TEST(a_recorded_string_formats_as_a_live_one)
+{
+	char *pages = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	const char *strs[90];
+	int n = 0;
+	struct cushim_cursor c;
+	struct cushim_rec r;
+
+	ck_assert(pages != MAP_FAILED && mprotect(pages + 4096, 4096, PROT_NONE) == 0);
+	static char lens[80][80];
+	for (int len = 0; len < 80; len++) {
+		memset(lens[len], 'a' + len % 26, (size_t)len);
+		strs[n++] = lens[len];
+	}
+	memcpy(pages + 4096 - 5, "ab\"\n\x01", 5); /* runs into the PROT_NONE page */
+	strs[n++] = pages + 4096 - 5;
+	strs[n++] = pages + 4096;
+	strs[n++] = NULL;
+	cushim_recorder_start(12);
+	for (int k = 0; k < n; k++) {
+		uint64_t h = 0;
+		const uint64_t a[3] = { (uintptr_t)&h, 9, (uintptr_t)strs[k] };
+		cushim_record(CUSHIM_IDX_cuModuleGetFunction, CUDA_ERROR_NOT_FOUND, 1, 2, a);
+	}
+	struct cushim_ring *g = this_threads_ring();
+	cushim_cursor_oldest(g, &c);
+	for (int k = 0; k < n; k++) {
+		char live[512], copied[512];
+		ck_assert(cushim_ring_read(g, &c, &r));
+		struct cushim_strarg sa = { r.str_arg, r.str_state, r.str };
+		cushim_format_call(live, sizeof live, r.fn, r.result, r.argv, NULL);
+		cushim_format_call(copied, sizeof copied, r.fn, r.result, r.argv, &sa);
+		ck_assert_msg(strcmp(live, copied) == 0, "string %d:\n  live   %s\n  copied %s", k, live, copied);
+	}
+}
+END_TEST
+
 /* ---- one producer, one reader at once ---- */
 #define TOTAL 2000000u
 static struct cushim_ring *shared;
@@ -167,7 +208,7 @@ END_TEST
 int main(void)
 {
 	const TTest *const tests[] = { records_read_back_whole, an_unreadable_or_long_string_is_said_so,
-				       a_lagging_reader_counts_exactly_what_it_lost,
+				       a_lagging_reader_counts_exactly_what_it_lost, a_recorded_string_formats_as_a_live_one,
 				       a_concurrent_reader_reads_whole_records_and_counts_the_rest, NULL };
 	return check_run("recorder", "rings", tests, NULL, NULL);
 }
