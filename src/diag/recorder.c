@@ -135,7 +135,9 @@ void cushim_record(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint6
 	if (__builtin_expect(s != 0, 0)) { /* names and paths: rare calls, never the hot ones */
 		state = (unsigned)take_string(argv, s - 1, more + extra);
 		extra += CUSHIM_REC_STR / 8;
-		if (makes[i] && r == CUDA_SUCCESS && cushim_peek((const void *)(uintptr_t)argv[0], &made, 8) != 8)
+	}
+	if (__builtin_expect(makes[i], 0)) {
+		if (r != CUDA_SUCCESS || cushim_peek((const void *)(uintptr_t)argv[0], &made, 8) != 8)
 			made = 0;
 		more[extra++] = made;
 	}
@@ -225,11 +227,14 @@ static void decode(const struct cell *cells, struct cushim_rec *rec)
 	rec->str_arg = s ? (int)s - 1 : -1;
 	rec->str_state = (int)(h[1] >> 32 & 0xff);
 	rec->made = 0;
+	rec->str[0] = '\0';
 	if (s) {
 		memcpy(rec->str, words + extra, CUSHIM_REC_STR);
 		rec->str[CUSHIM_REC_STR - 1] = '\0';
-		rec->made = words[extra + CUSHIM_REC_STR / 8];
+		extra += CUSHIM_REC_STR / 8;
 	}
+	if (rec->fn < CUSHIM_NSYMS && makes[rec->fn])
+		rec->made = words[extra];
 }
 
 int cushim_ring_read(struct cushim_ring *g, struct cushim_cursor *c, struct cushim_rec *rec)

@@ -19,7 +19,10 @@ TESTS += tests/whitebox/recorder
 tests_whitebox_recorder_SOURCES = tests/whitebox/recorder.c
 nodist_tests_whitebox_recorder_SOURCES = $(GENERATED)
 tests_whitebox_recorder_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_whitebox_recorder_LDADD = libcushim_diag.la libcushim_common.la $(CHECK_LIBS) $(LIBS) -lpthread
+# (the trace wrappers pulled in first, as tests/unit/trace: sticky.c's
+# causes reach the shim, which reaches the diagnostics)
+tests_whitebox_recorder_LDFLAGS = $(AM_LDFLAGS) -Wl,--undefined=cushim_tracer
+tests_whitebox_recorder_LDADD = libcushim_diag.la libcushim_shim.la libcushim_common.la $(CHECK_LIBS) $(LIBS) -lpthread
 check_PROGRAMS += tests/whitebox/integrity
 TESTS += tests/whitebox/integrity
 tests_whitebox_integrity_SOURCES = tests/whitebox/integrity.c

@@ -7,6 +7,8 @@
 #include "table.h"
 #include "recorder.h"
 #include "stamp.h"
+#include "sticky.h"
+#include "explain.h"
 #include <check.h>
 #include "../harness/check-run.h"
 #include <pthread.h>
@@ -157,6 +159,43 @@ START_TEST(a_recorded_string_formats_as_a_live_one)
 }
 END_TEST
 
+/* A sticky error names the launches no synchronisation completed since,
+ * newest first, with their grids and streams: not those a context-wide or a
+ * stream synchronisation that succeeded covered. */
+START_TEST(a_sticky_error_names_the_launches_in_flight)
+{
+	uint64_t h;
+	const uint64_t wild[3] = { (uintptr_t)&h, 1, (uintptr_t)"_Z10write_wildPi" };
+	const uint64_t saxpy[3] = { (uintptr_t)&h, 1, (uintptr_t)"saxpy" };
+	uint64_t l1[11] = { 0xbbb, 4, 1, 1, 256, 1, 1, 0, 0x10 }, l2[11] = { 0xaaa, 1, 1, 1, 32, 1, 1, 64, 0x20 };
+	uint64_t l3[11] = { 0xbbb, 8, 1, 1, 128, 1, 1, 0, 0x30 }, l4[11] = { 0xbbb, 2, 2, 1, 64, 1, 1, 0, 0x20 };
+	const uint64_t s30 = 0x30, none = 0;
+	char json[CUSHIM_CAUSES_JSON_MAX];
+
+	cushim_recorder_start(10);
+	h = 0xaaa, cushim_record(CUSHIM_IDX_cuModuleGetFunction, CUDA_SUCCESS, 1, 2, wild);
+	h = 0xbbb, cushim_record(CUSHIM_IDX_cuModuleGetFunction, CUDA_SUCCESS, 3, 4, saxpy);
+	cushim_record(CUSHIM_IDX_cuLaunchKernel, CUDA_SUCCESS, 10, 11, l1);
+	cushim_record(CUSHIM_IDX_cuCtxSynchronize, CUDA_SUCCESS, 12, 13, &none);
+	cushim_record(CUSHIM_IDX_cuLaunchKernel, CUDA_SUCCESS, 20, 21, l2);
+	cushim_record(CUSHIM_IDX_cuLaunchKernel, CUDA_SUCCESS, 22, 23, l3);
+	cushim_record(CUSHIM_IDX_cuStreamSynchronize, CUDA_SUCCESS, 24, 25, &s30);
+	cushim_record(CUSHIM_IDX_cuLaunchKernel, CUDA_SUCCESS, 26, 27, l4);
+	cushim_record(CUSHIM_IDX_cuCtxSynchronize, CUDA_ERROR_ILLEGAL_ADDRESS, 30, 31, &none);
+	cushim_sticky(CUSHIM_IDX_cuCtxSynchronize, CUDA_ERROR_ILLEGAL_ADDRESS, 31, 1);
+	cushim_causes_json(json, sizeof json);
+	ck_assert_msg(strstr(json, "cuCtxSynchronize returned CUDA_ERROR_ILLEGAL_ADDRESS (700) in thread "), "%s", json);
+	ck_assert_msg(strstr(json, "newest first: 1. saxpy grid (2,2,1) block (64,1,1) shared 0 B stream 0x20, thread "),
+		      "%s", json);
+	ck_assert_msg(strstr(json, "; 2. _Z10write_wildPi grid (1,1,1) block (32,1,1) shared 64 B stream 0x20, thread "),
+		      "%s", json);
+	ck_assert_msg(!strstr(json, "stream 0x10") && !strstr(json, "stream 0x30") && !strstr(json, " 3. "), "%s", json);
+	cushim_sticky(CUSHIM_IDX_cuCtxSynchronize, CUDA_ERROR_ILLEGAL_ADDRESS, 31, 1); /* once per context */
+	cushim_causes_json(json, sizeof json);
+	ck_assert_msg(!strstr(strstr(json, "\"sticky\"") + 1, "\"sticky\""), "said twice: %s", json);
+}
+END_TEST
+
 /* ---- one producer, one reader at once ---- */
 #define TOTAL 2000000u
 static struct cushim_ring *shared;
@@ -209,6 +248,7 @@ int main(void)
 {
 	const TTest *const tests[] = { records_read_back_whole, an_unreadable_or_long_string_is_said_so,
 				       a_lagging_reader_counts_exactly_what_it_lost, a_recorded_string_formats_as_a_live_one,
+				       a_sticky_error_names_the_launches_in_flight,
 				       a_concurrent_reader_reads_whole_records_and_counts_the_rest, NULL };
 	return check_run("recorder", "rings", tests, NULL, NULL);
 }
