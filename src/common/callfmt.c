@@ -263,3 +263,22 @@ size_t cushim_format_arg(char *buf, size_t size, const struct cushim_argdesc *d,
 	return (size_t)(o.p - buf);
 }
 
+size_t cushim_format_line(char *buf, size_t size, const struct cushim_line *l)
+{
+	enum { TAIL = 32 }; /* room kept for " 123456789.123 us\n" */
+	struct cushim_out o = { buf, size - TAIL };
+
+	cushim_put_raw(&o, "cushim: ", 8);
+	cushim_put_milli(&o, l->since_us, 6);
+	cushim_put_raw(&o, " ", 1);
+	cushim_put_u(&o, (uint64_t)l->pid);
+	cushim_put_raw(&o, " ", 1);
+	cushim_put_u(&o, (uint64_t)l->tid);
+	cushim_put_raw(&o, " ", 1);
+	o.p += cushim_format_call(o.p, o.left, l->fn, l->result, l->argv, l->sa);
+	o.left = size - (size_t)(o.p - buf);
+	cushim_put_raw(&o, " ", 1);
+	cushim_put_milli(&o, l->took_ns, 3);
+	cushim_put_raw(&o, " us\n", 4);
+	return (size_t)(o.p - buf);
+}

@@ -37,4 +37,16 @@ void cushim_put_raw(struct cushim_out *o, const char *s, size_t n) CUSHIM_HIDDEN
 void cushim_put_u(struct cushim_out *o, uint64_t v) CUSHIM_HIDDEN;
 /* v with digits (3 or 6) decimals: 1234, 3 -> "1.234" */
 void cushim_put_milli(struct cushim_out *o, uint64_t v, int digits) CUSHIM_HIDDEN;
+
+/* One line of the trace: "cushim: SECONDS PID TID CALL = RESULT MICROSECONDS us\n",
+ * the seconds since tracing started with six decimals. */
+struct cushim_line {
+	int pid, tid;
+	uint64_t since_us, took_ns;
+	unsigned fn;
+	CUresult result;
+	const uint64_t *argv;
+	const struct cushim_strarg *sa;
+};
+size_t cushim_format_line(char *buf, size_t size, const struct cushim_line *l) CUSHIM_HIDDEN;
 #endif

@@ -135,3 +135,14 @@ int cushim_ring_read(const struct cushim_ring *g, struct cushim_cursor *c, struc
 	}
 }
 
+uint64_t cushim_table_digest(void)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (unsigned i = 0; i < CUSHIM_NSYMS; i++)
+		for (const char *s = cushim_syms[i].name; ; s++) {
+			h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+			if (!*s)
+				break;
+		}
+	return h;
+}

@@ -55,6 +55,10 @@ void cushim_records_init(void) CUSHIM_HIDDEN;
 unsigned cushim_rec_string_arg(unsigned i) CUSHIM_HIDDEN;
 int cushim_rec_makes(unsigned i) CUSHIM_HIDDEN;
 
+/* The exports' names as one number (FNV-1a), so that a reader of a record
+ * file knows its table is the one the records were made with. */
+uint64_t cushim_table_digest(void) CUSHIM_HIDDEN;
+
 /* A reader's place in a ring: the cell it reads next and the record it
  * expects there. */
 struct cushim_cursor {
