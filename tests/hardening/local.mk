@@ -1,17 +1,22 @@
 # tests/hardening: fault injection, constructors and fork, signals, secure
 # execution, sanitizers and valgrind.  See doc/HARDENING.md.
 if HAVE_CHECK
-HARD_CHECKS = tests/hardening/faults tests/hardening/threads
-check_PROGRAMS += $(HARD_CHECKS) tests/hardening/fault-app
+HARD_CHECKS = tests/hardening/faults tests/hardening/threads tests/hardening/gate
+check_PROGRAMS += $(HARD_CHECKS) tests/hardening/fault-app tests/hardening/guard-app
 TESTS += $(HARD_CHECKS)
 tests_hardening_faults_LDADD = $(HARNESS_LIBS) libcushim_common.la
 EXTRA_tests_hardening_faults_DEPENDENCIES = $(HARNESS_DEPS) $(FAKE_BAD) tests/hardening/fault-app
 tests_hardening_threads_LDFLAGS = $(HARNESS_CUDA_LINK)
 tests_hardening_threads_LDADD = -lcuda $(HARNESS_LIBS)
 EXTRA_tests_hardening_threads_DEPENDENCIES = $(HARNESS_DEPS) tests/hardening/ctor-app
+# gate exports its realpath and dl_iterate_phdr, which count cushim's calls.
+tests_hardening_gate_LDFLAGS = $(HARNESS_CUDA_LINK) -rdynamic
+tests_hardening_gate_LDADD = -lcuda -ldl $(HARNESS_LIBS)
+EXTRA_tests_hardening_gate_DEPENDENCIES = $(HARNESS_DEPS) tests/hardening/libasker.so tests/hardening/guard-app
+tests_hardening_guard_app_LDADD = -ldl
 endif
 
-# The constructor library and its program: plain rules (a library with the
+# The constructor libraries and ctor-app: plain rules (a library with the
 # exact name, linked as an application links libcuda.so.1: the fake 13.0).
 HARD_CC = $(CC) $(AM_CPPFLAGS) $(CPPFLAGS) $(AM_CFLAGS) $(CFLAGS) $(AM_LDFLAGS) $(LDFLAGS)
 tests/hardening/libctor.so: $(top_srcdir)/tests/hardening/ctor-lib.c $(FAKE_DRIVERS)
@@ -22,6 +27,12 @@ tests/hardening/ctor-app: $(top_srcdir)/tests/hardening/ctor-app.c tests/hardeni
 		-Wl,-rpath,$(abs_top_builddir)/tests/hardening $(HARNESS_CUDA_LINK) -lcuda $(LIBS)
 CLEANFILES += tests/hardening/libctor.so tests/hardening/ctor-app
 EXTRA_DIST += tests/hardening/ctor-lib.c tests/hardening/ctor-app.c
+# The library whose constructor asks while gate's thread asks (gate.c).
+tests/hardening/libasker.so: $(top_srcdir)/tests/hardening/asker-lib.c $(FAKE_DRIVERS)
+	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(HARD_CC) -shared -fPIC -Wl,-soname,libasker.so -o $@ \
+		$(top_srcdir)/tests/hardening/asker-lib.c $(HARNESS_CUDA_LINK) -lcuda $(LIBS)
+CLEANFILES += tests/hardening/libasker.so
+EXTRA_DIST += tests/hardening/asker-lib.c
 
 # Stacking with an interposer that hooks the driver (tests/fake/fake-vgpu.c):
 # both orders of LD_PRELOAD and masquerade, and a fork storm.
