@@ -9,7 +9,7 @@ EXTRA_tests_hardening_faults_DEPENDENCIES = $(HARNESS_DEPS) $(FAKE_BAD) tests/ha
 tests_hardening_threads_LDFLAGS = $(HARNESS_CUDA_LINK)
 tests_hardening_threads_LDADD = -lcuda $(HARNESS_LIBS)
 EXTRA_tests_hardening_threads_DEPENDENCIES = $(HARNESS_DEPS) tests/hardening/ctor-app
-# gate exports its realpath and dl_iterate_phdr, which count cushim's calls.
+# gate exports its realpath, which counts cushim's calls.
 tests_hardening_gate_LDFLAGS = $(HARNESS_CUDA_LINK) -rdynamic
 tests_hardening_gate_LDADD = -lcuda -ldl $(HARNESS_LIBS)
 EXTRA_tests_hardening_gate_DEPENDENCIES = $(HARNESS_DEPS) tests/hardening/libasker.so tests/hardening/guard-app
@@ -61,7 +61,7 @@ EXTRA_DIST += tests/hardening/secure.sh
 # there, where no other thread runs.
 SAN_CONFIGURE = $(abs_top_builddir)/sub-src/configure --with-cuda='$(CUDA_DIR)' CC='$(CC)' --disable-silent-rules
 SAN_ASAN_TESTS = $(BLACKBOX_TESTS) $(HARD_CHECKS) tests/cli/check-errors.sh tests/cli/symbols.sh
-SAN_TSAN_TESTS = tests/blackbox/invisible-until-used tests/blackbox/diagnostics tests/hardening/threads
+SAN_TSAN_TESTS = tests/blackbox/invisible-until-used tests/blackbox/diagnostics tests/hardening/threads tests/hardening/gate
 check-sanitizers: all
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS=tests/hardening/sanitizers.sh
 check-asan: sub-src/configure

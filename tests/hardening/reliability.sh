@@ -27,7 +27,7 @@ row "masquerade's runtime gate: ctor in dlopen, PROT_NONE page" check TESTS=test
 row "secure execution: AT_SECURE copy reads no CUSHIM_*" check TESTS=tests/hardening/secure.sh
 row "fuzzing: 5 libFuzzer targets, ${FUZZ_SECONDS} s each" check-fuzz FUZZ_SECONDS="$FUZZ_SECONDS"
 row "ASan+UBSan: the CPU suite (Check programs, cli scripts)" check-asan
-row "TSan: lazy bootstrap, diagnostics, threads and signals" check-tsan
+row "TSan: lazy bootstrap, diagnostics, threads, signals, gate" check-tsan
 row "valgrind: unit, diag and fault tests, every child" check-valgrind
 echo
 echo "(full log: reliability.log in the build folder)"
