@@ -97,7 +97,11 @@ static int judged_kind(const char *path)
 		return 2;
 	if (text_named(path))
 		return 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
+	const char *what;
+	int fd = cli_open_regular(path, &st, &what);
+	if (fd < 0 && what)
+		return 0; /* replaced by a FIFO or a device since the walk saw it: never opened */
 	if (fd < 0) {
 		cli_error("%s cannot be opened: %s", path, strerror(errno));
 		return -1;
@@ -310,6 +314,7 @@ const char *tree_lib_find(const struct tree *t, const char *name)
 
 void tree_free(struct tree *t)
 {
+
 	for (size_t i = 0; i < t->nfiles; i++)
 		free(t->files[i]);
 	for (size_t i = 0; i < t->nlibs; i++)

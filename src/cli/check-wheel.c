@@ -7,9 +7,11 @@
 #include "config.h"
 #include "check-steps.h"
 #include "check-tree.h"
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* The most a member may hold, and how much larger than its compressed bytes
  * a large one may claim to be (deflate rarely exceeds 10x on ELF files;
@@ -79,16 +81,26 @@ static void release(unsigned long long n)
 	pthread_mutex_unlock(&inflight_lock);
 }
 
-/* check: the stricter consistency checks, once, when the wheel is listed. */
+/* check: the stricter consistency checks, once, when the wheel is listed.
+ * The archive is opened as every file is (a FIFO named .whl is never
+ * opened), and handed to libzip by its descriptor. */
 static zip_t *open_wheel(const char *path, int check, char *why, size_t size)
 {
 	int err = 0;
-	zip_t *z = zip_open(path, ZIP_RDONLY | (check ? ZIP_CHECKCONS : 0), &err);
+	struct stat st;
+	const char *type;
+	int fd = cli_open_regular(path, &st, &type);
+	if (fd < 0) {
+		snprintf(why, size, type ? "it is %s, not a regular file" : "%s", type ? type : strerror(errno));
+		return NULL;
+	}
+	zip_t *z = zip_fdopen(fd, check ? ZIP_CHECKCONS : 0, &err);
 	if (!z) {
 		zip_error_t e;
 		zip_error_init_with_code(&e, err);
 		snprintf(why, size, "%s", zip_error_strerror(&e));
 		zip_error_fini(&e);
+		close(fd);
 	}
 	return z;
 }
