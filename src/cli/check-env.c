@@ -4,6 +4,7 @@
  * file carrying kernels has code for it; then the files that limit it. */
 #include "config.h"
 #include "check-steps.h"
+#include "check-tree.h"
 #include "requirements.h"
 #include <stdio.h>
 #include <string.h>
@@ -109,7 +110,11 @@ static void print_gpus(const struct env *e, const struct result *rs, const struc
 void env_print_text(const struct env *e, const struct result *rs, size_t n, const struct opts *o)
 {
 	char d[64], why[512];
-	printf("environment: %zu files", n);
+	if (!n) {
+		printf("environment: no file to judge: any driver will do\n");
+		return;
+	}
+	printf("environment: %zu file%s", n, n == 1 ? "" : "s");
 	if (e->decider >= 0) {
 		const struct result *r = &rs[e->decider];
 		reason(r, o, why, sizeof why);
@@ -140,6 +145,92 @@ void env_print_text(const struct env *e, const struct result *rs, size_t n, cons
 		       "that compile with it run only if they ask it for SASS\n", rs[e->jit].file,
 		       cli_jit_name(rs[e->jit].jit.kind), cli_version(rs[e->jit].jit.version),
 		       check_driver_name(rs[e->jit].jit.need, d, sizeof d));
+}
+
+static const char *plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* What a wheel's line says of its members. */
+static void print_members(const struct tree_input *in)
+{
+	if (!in->files)
+		printf(": it holds no ELF file or GPU code (%zu member%s): nothing to judge", in->members,
+		       plural(in->members));
+	else
+		printf(": %zu of its %zu member%s judged", in->files, in->members, plural(in->members));
+}
+
+static void print_input(const struct tree_input *in, const char *python, const struct opts *o)
+{
+	switch (in->kind) {
+	case INPUT_WHEEL:
+		printf("%s: a wheel", in->path);
+		print_members(in);
+		break;
+	case INPUT_ZIP:
+		printf("%s: a zip archive, not a wheel (no NAME.dist-info/WHEEL in it)", in->path);
+		print_members(in);
+		break;
+	case INPUT_PYTHON:
+		printf("%s: the interpreter %s", in->path, in->about ? in->about : "(it did not say its path)");
+		break;
+	default:
+		if (in->kind == INPUT_SITE)
+			printf("%s: site-packages %s", python, in->path);
+		else
+			printf("%s: a folder", in->path);
+		if (in->missing) {
+			printf(": does not exist; not read\n");
+			return;
+		}
+		if (in->files)
+			printf(": %zu file%s judged", in->files, plural(in->files));
+		else
+			printf(": it holds no ELF file or GPU code: nothing to judge");
+		if (in->system)
+			printf(" (/proc, /sys, /dev and /run are not walked)");
+	}
+	printf("\n");
+}
+
+/* One line for each thing read: what it is, and how many files of it were
+ * judged. */
+void env_print_inputs(const struct tree *t, const struct opts *o)
+{
+	const char *python = "python";
+	for (size_t i = 0; i < t->ninputs; i++) {
+		if (t->inputs[i].kind == INPUT_PYTHON)
+			python = t->inputs[i].path;
+		print_input(&t->inputs[i], python, o);
+	}
+}
+
+static const char *const input_kinds[] = { "folder", "wheel", "zip", "site-packages", "python" };
+
+static void json_inputs(const struct tree *t)
+{
+	printf(", \"inputs\": [");
+	for (size_t i = 0; i < t->ninputs; i++) {
+		const struct tree_input *in = &t->inputs[i];
+		printf("%s{\"path\": ", i ? ", " : "");
+		json_string(stdout, in->path);
+		printf(", \"kind\": \"%s\", \"files\": %zu", input_kinds[in->kind], in->files);
+		if (in->kind == INPUT_WHEEL || in->kind == INPUT_ZIP)
+			printf(", \"members\": %zu", in->members);
+		if (in->kind == INPUT_SITE)
+			printf(", \"exists\": %s", in->missing ? "false" : "true");
+		if (in->kind == INPUT_PYTHON) {
+			printf(", \"interpreter\": ");
+			if (in->about)
+				json_string(stdout, in->about);
+			else
+				printf("null");
+		}
+		printf("}");
+	}
+	printf("]");
 }
 
 /* By default the files that limit the tree: those that fail, and those
@@ -173,7 +264,7 @@ void env_print_row(const struct result *r, const struct opts *o)
 		       cli_version(r->jit.version), check_driver_name(r->jit.need, d, sizeof d));
 }
 
-void env_print_json(const struct env *e, const struct result *rs, const struct opts *o)
+void env_print_json(const struct env *e, const struct result *rs, const struct opts *o, const struct tree *t)
 {
 	char why[512];
 	printf(",\n  \"environment\": {\"runs\": %s, \"files\": %d, \"decided_by_file\": ",
@@ -194,5 +285,7 @@ void env_print_json(const struct env *e, const struct result *rs, const struct o
 	for (int g = 0; g < o->ngpus; g++)
 		printf("%s{\"gpu\": \"sm_%d%d\", \"every_file_has_code\": %s, \"files_without_code\": %d}", g ? ", " : "",
 		       o->gpus[g].major, o->gpus[g].minor, e->gpu_lacking[g] ? "false" : "true", e->gpu_lacking[g]);
-	printf("]}");
+	printf("]");
+	json_inputs(t);
+	printf("}");
 }

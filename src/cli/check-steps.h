@@ -77,7 +77,10 @@ struct env {
 };
 void env_judge(struct env *e, const struct result *rs, size_t n, const struct opts *o);
 void env_print_text(const struct env *e, const struct result *rs, size_t n, const struct opts *o);
-void env_print_json(const struct env *e, const struct result *rs, const struct opts *o);
+struct tree;
+void env_print_json(const struct env *e, const struct result *rs, const struct opts *o, const struct tree *t);
+/* One line for each folder, wheel and interpreter read (check-tree.h). */
+void env_print_inputs(const struct tree *t, const struct opts *o);
 int env_limits(const struct env *e, const struct result *r);
 int env_status(const struct result *r); /* check_status, but CLI_OK for a module that cannot load */
 void env_print_row(const struct result *r, const struct opts *o);

@@ -29,9 +29,16 @@ struct hit {
 	int link;
 };
 
+/* The kernel's and the running system's folders: what is in them is no
+ * file to judge (and /proc alone holds every process's files). */
+static const char *const system_dirs[] = { "/proc", "/sys", "/dev", "/run" };
+#define NSYSTEM (sizeof system_dirs / sizeof *system_dirs)
+
 struct walker {
 	struct tree *t;
 	struct seen_dir *dirs; /* the folders on the way down: a bind-mount loop stops */
+	struct seen_dir system[NSYSTEM];
+	int nsystem, skipped;
 	int depth;
 	struct hit *found;
 	size_t nfound, capfound;
@@ -167,11 +174,23 @@ static int on_the_way(const struct walker *w, const struct stat *st)
 	return 0;
 }
 
+static int system_dir(const struct walker *w, const struct stat *st)
+{
+	for (int i = 0; i < w->nsystem; i++)
+		if (w->system[i].dev == st->st_dev && w->system[i].ino == st->st_ino)
+			return 1;
+	return 0;
+}
+
 static void walk_dir(struct walker *w, const char *dir, const struct stat *st)
 {
 	DIR *d;
 	struct dirent *e;
 	char path[PATH_MAX];
+	if (system_dir(w, st)) {
+		w->skipped++;
+		return;
+	}
 	if (w->depth >= WALK_DEPTH || on_the_way(w, st)) {
 		cli_error("%s is %s; not walked", dir, w->depth >= WALK_DEPTH ? "too deep" : "a folder loop");
 		w->t->errors++;
@@ -258,18 +277,32 @@ static int is_image_root(const char *dir)
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode) && strcmp(dir, "/") != 0;
 }
 
-int tree_walk(struct tree *t, const char *dir)
+int tree_walk(struct tree *t, const char *dir, int kind)
 {
 	struct seen_dir dirs[WALK_DEPTH];
-	struct walker w = { t, dirs, 0, NULL, 0, 0 };
+	struct walker w = { .t = t, .dirs = dirs };
 	struct stat st;
-	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		cli_error("%s cannot be walked: %s", dir, S_ISDIR(st.st_mode) ? strerror(errno) : "not a folder");
+	size_t before = t->nfiles;
+	int found = stat(dir, &st) == 0;
+	if (!found || !S_ISDIR(st.st_mode)) {
+		cli_error("%s cannot be walked: %s", dir, found ? "not a folder" : strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < NSYSTEM; i++) {
+		struct stat sys;
+		if (stat(system_dirs[i], &sys) == 0 && S_ISDIR(sys.st_mode))
+			w.system[w.nsystem++] = (struct seen_dir){ sys.st_dev, sys.st_ino };
+	}
+	if (system_dir(&w, &st)) {
+		cli_error("%s is the kernel's or the running system's (/proc, /sys, /dev, /run); not walked", dir);
 		return -1;
 	}
 	t->image_root |= is_image_root(dir);
 	walk_dir(&w, dir, &st);
 	take_found(&w);
+	struct tree_input *in = tree_input_add(t, dir, kind);
+	in->files = t->nfiles - before;
+	in->system = w.skipped;
 	return 0;
 }
 
@@ -312,8 +345,31 @@ const char *tree_lib_find(const struct tree *t, const char *name)
 	return l ? l->path : NULL;
 }
 
+struct tree_input *tree_input_add(struct tree *t, const char *path, int kind)
+{
+	t->inputs = grow(t->inputs, &t->capinputs, t->ninputs, sizeof *t->inputs);
+	struct tree_input *in = &t->inputs[t->ninputs++];
+	memset(in, 0, sizeof *in);
+	if (!(in->path = strdup(path)))
+		abort();
+	in->kind = kind;
+	return in;
+}
+
+void tree_input_drop(struct tree *t)
+{
+	if (!t->ninputs)
+		return;
+	t->ninputs--;
+	free(t->inputs[t->ninputs].path);
+	free(t->inputs[t->ninputs].about);
+}
+
 void tree_free(struct tree *t)
 {
+	for (size_t i = 0; i < t->ninputs; i++)
+		free(t->inputs[i].path), free(t->inputs[i].about);
+	free(t->inputs);
 
 	for (size_t i = 0; i < t->nfiles; i++)
 		free(t->files[i]);

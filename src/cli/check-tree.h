@@ -12,7 +12,22 @@ struct tree_lib {
 	int member; /* a wheel's member (WHEEL:MEMBER), not a file on disk */
 };
 
+/* What was named to be read (a folder, a wheel, --python's interpreter and
+ * its folders), so that each gets a line saying what was read of it. */
+enum { INPUT_FOLDER, INPUT_WHEEL, INPUT_ZIP, INPUT_SITE, INPUT_PYTHON };
+struct tree_input {
+	char *path;
+	int kind;          /* INPUT_ZIP: a zip archive that is no wheel (no .dist-info/WHEEL) */
+	size_t files;      /* the files (members) to judge it holds */
+	size_t members;    /* a wheel's members in all */
+	char *about;       /* INPUT_PYTHON: the interpreter's own path and version, or NULL */
+	int missing;       /* INPUT_SITE: a folder the interpreter names that does not exist */
+	int system;        /* a folder: the kernel's and the system's folders met in it and not walked */
+};
+
 struct tree {
+	struct tree_input *inputs;
+	size_t ninputs, capinputs;
 	char **files;     /* the files to judge, in path order, each once */
 	size_t nfiles, capfiles;
 	struct tree_lib *libs; /* by name, sorted */
@@ -25,9 +40,11 @@ struct tree {
 /* Adds the files under dir that cushim check judges: every ELF executable
  * and shared object, every .fatbin, .cubin and .ptx file.  Symbolic links to
  * files count once, under the file's own path; those to folders are not
- * followed.  What cannot be read is said in one line each.  0, or -1 when dir
- * itself cannot be walked. */
-int tree_walk(struct tree *t, const char *dir);
+ * followed; /proc, /sys, /dev and /run (the kernel's and the running
+ * system's, not files to judge) are not walked.  What cannot be read is said
+ * in one line each.  The walk is an input of kind (INPUT_FOLDER or
+ * INPUT_SITE).  0, or -1 when dir itself cannot be walked. */
+int tree_walk(struct tree *t, const char *dir, int kind);
 /* After the walks: sorts the library index. */
 void tree_done(struct tree *t);
 /* The tree's own library of that file name, or NULL. */
@@ -45,6 +62,11 @@ int tree_resolve(const struct tree *t, const char *name, const char *rpath, cons
 /* A wheel's members that cushim check judges, added as WHEEL:MEMBER
  * (check-wheel.c): 0, or -1 (said) when it cannot be read. */
 int tree_wheel(struct tree *t, const char *path);
+/* A line saying what was read: the record it fills (check-tree.c). */
+struct tree_input *tree_input_add(struct tree *t, const char *path, int kind);
+/* The last record added, taken back (a folder named that holds nothing is
+ * an error, said on its own). */
+void tree_input_drop(struct tree *t);
 /* One such member: judged, and in the library index. */
 void tree_add_member(struct tree *t, const char *member);
 

@@ -105,24 +105,37 @@ static zip_t *open_wheel(const char *path, int check, char *why, size_t size)
 	return z;
 }
 
+/* A wheel names itself in NAME-VERSION.dist-info/WHEEL. */
+static int wheel_mark(const char *name)
+{
+	const char *slash = strchr(name, '/');
+	return slash && strcmp(slash, "/WHEEL") == 0 && slash - name > 10 && strncmp(slash - 10, ".dist-info", 10) == 0;
+}
+
 int tree_wheel(struct tree *t, const char *path)
 {
 	char why[256], member[4096];
 	zip_t *z = open_wheel(path, 1, why, sizeof why);
+	int marked = 0;
 	if (!z) {
 		cli_error("%s cannot be read as a wheel (a zip archive): %s", path, why);
 		return -1;
 	}
 	zip_int64_t n = zip_get_num_entries(z, 0);
+	size_t before = t->nfiles;
 	for (zip_int64_t i = 0; i < n; i++) {
 		const char *name = zip_get_name(z, (zip_uint64_t)i, ZIP_FL_ENC_GUESS);
+		marked |= name && wheel_mark(name);
 		if (!name || !member_judged(name))
 			continue;
 		if ((size_t)snprintf(member, sizeof member, "%s:%s", path, name) >= sizeof member)
 			continue;
 		tree_add_member(t, member);
 	}
-	zip_close(z);
+	zip_discard(z);
+	struct tree_input *in = tree_input_add(t, path, marked ? INPUT_WHEEL : INPUT_ZIP);
+	in->files = t->nfiles - before;
+	in->members = n > 0 ? (size_t)n : 0;
 	return 0;
 }
 
@@ -192,7 +205,7 @@ int check_read_wheel_member(struct result *r, const char *path, check_memory_fn 
 	free(p);
 	release(held);
 	if (z)
-		zip_close(z);
+		zip_discard(z);
 	return rc;
 }
 #else

@@ -24,6 +24,7 @@ struct args {
 	struct opts o;
 	const char *libopt, *driver_arg, *gpu_arg, *python;
 	int recursive, want_python;
+	struct cli_lib lib; /* --lib, found once its value is read */
 };
 
 /* --driver-version: a CUDA version (12.0, 12000), or a driver release
@@ -86,6 +87,12 @@ static int parse(int argc, char **argv, struct args *a)
 		}
 	}
 	if (a->driver_arg && parse_driver(a->driver_arg, &a->o) != 0)
+		return -1;
+	if (a->python && !*a->python) {
+		cli_error("--python= names no interpreter; --python alone asks python3");
+		return -1;
+	}
+	if (a->libopt && cli_find_lib(a->libopt, &a->lib) != 0)
 		return -1;
 	if (optind >= argc && !a->want_python) {
 		cli_error("check needs at least one FILE or FOLDER, or --python (see cushim --help)");
@@ -297,8 +304,10 @@ static void report_env(struct work *w, const struct opts *o)
 {
 	struct env e;
 	env_judge(&e, w->kept, w->nkept, o);
-	if (!o->json)
+	if (!o->json) {
 		env_print_text(&e, w->kept, w->nkept, o);
+		env_print_inputs(&w->tree, o);
+	}
 	size_t quiet = 0;
 	for (size_t k = 0; k < w->nkept; k++) {
 		if (o->json)
@@ -311,10 +320,11 @@ static void report_env(struct work *w, const struct opts *o)
 			quiet++;
 	}
 	if (quiet && !o->json && !o->verbose)
-		printf("(%zu files that do not limit it are not shown; --verbose shows every file in full)\n", quiet);
+		printf("(%zu file%s that do%s not limit it %s not shown; --verbose shows every file in full)\n", quiet,
+		       quiet == 1 ? "" : "s", quiet == 1 ? "es" : "", quiet == 1 ? "is" : "are");
 	if (o->json) {
 		printf("\n  ]");
-		env_print_json(&e, w->kept, o);
+		env_print_json(&e, w->kept, o, &w->tree);
 		printf("}\n");
 	}
 	for (size_t k = 0; k < w->nkept; k++)
@@ -423,26 +433,32 @@ static void free_work(struct work *w)
 	tree_free(&w->tree);
 }
 
-/* The files named, the folders walked (and --python's), in that order. */
+/* The files named, the folders walked (and --python's), in that order.
+ * CLI_OK, CLI_ERROR when something could not be read, or -1 when
+ * --python's interpreter could not be asked (nothing is judged then). */
 static int gather(struct work *w, const struct args *a, int argc, char **argv)
 {
 	struct stat st;
 	int bad = 0;
 	for (int i = optind; i < argc; i++) {
 		size_t before = w->tree.nfiles;
+		int errors = w->tree.errors;
 		size_t n = strlen(argv[i]);
 		if (n > 4 && strcmp(argv[i] + n - 4, ".whl") == 0 && stat(argv[i], &st) == 0 && S_ISREG(st.st_mode)) {
 			bad |= tree_wheel(&w->tree, argv[i]) != 0;
 		} else if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-			bad |= tree_walk(&w->tree, argv[i]) != 0;
-			if (w->tree.nfiles == before && !w->tree.errors)
+			if (tree_walk(&w->tree, argv[i], INPUT_FOLDER) != 0) {
+				bad = 1;
+			} else if (w->tree.nfiles == before && w->tree.errors == errors) {
 				cli_error("%s is a directory holding no program, library or GPU code to check", argv[i]);
-			bad |= w->tree.nfiles == before;
+				tree_input_drop(&w->tree);
+				bad = 1;
+			}
 		} else
 			add_job(w, strdup(argv[i]), strdup(argv[i]), NULL, NULL);
 	}
-	if (a->want_python)
-		bad |= tree_python(&w->tree, a->python) < 0;
+	if (a->want_python && tree_python(&w->tree, a->python) < 0)
+		return -1;
 	tree_done(&w->tree);
 	for (size_t k = 0; k < w->tree.nfiles; k++) {
 		add_job(w, strdup(w->tree.files[k]), strdup(w->tree.files[k]), NULL, NULL);
@@ -464,10 +480,13 @@ int cmd_check(int argc, char **argv)
 		return CLI_ERROR;
 	if (!a.o.versus)
 		no_driver = driver_here(&a);
-	w.status = gather(&w, &a, argc, argv);
+	if ((w.status = gather(&w, &a, argc, argv)) < 0) {
+		free_work(&w);
+		return CLI_ERROR;
+	}
 	if (a.o.json)
 		check_print_json_head(&a.o);
-	w.env = w.tree.nfiles > 0 || a.want_python;
+	w.env = w.tree.ninputs > 0;
 	if (w.env && !a.recursive)
 		check_all_parallel(&w, &a);
 	else

@@ -64,6 +64,17 @@ run_cmd whole "$CUSHIM" check --driver-version=12.2 "$E"
 expect_rc whole 0
 head -n 1 "$T/whole.out" | grep -q "^environment: 5 files: verdict: runs on a CUDA 12.2 driver" ||
 	fail "whole: no passing environment verdict first: $(head -n 1 "$T/whole.out")"
+grep -q "^$E: a folder: 5 files judged\$" "$T/whole.out" || fail "whole: no line saying what was read: $(cat "$T/whole.out")"
+
+# The kernel's and the running system's folders are not walked: named, one
+# line each (a walk of / passes over them the same way).
+for d in /proc /sys /dev /run; do
+	[ -d "$d" ] || continue
+	run_cmd sysdir timeout 20 "$CUSHIM" check --driver-version=12.2 "$d"
+	expect_rc sysdir 2
+	[ "$(wc -l <"$T/sysdir.err")" -eq 1 ] && grep -q "^cushim: $d is the kernel's or the running system's .*not walked" "$T/sysdir.err" ||
+		fail "$d: wanted one line saying it is not walked: $(head -c 300 "$T/sysdir.err")"
+done
 
 # A Python extension module that needs a library nothing provides loads
 # only when imported: a caution naming it, not the tree's verdict; the same
@@ -96,9 +107,26 @@ run_cmd python "$CUSHIM" check --verbose --driver-version=12.2 --python="$T/fake
 expect_rc python 0
 grep -q "^$E/pkg/libs/libg.so.2:" "$T/python.out" || fail "python: its site folder was not walked: $(cat "$T/python.out")"
 grep -q "^$E/bin/app" "$T/python.out" && fail "python: a folder it did not name was walked"
+# What was read is said: the interpreter and each folder it named.
+grep -q "^$T/fake-python: site-packages $E/no-such-folder: does not exist; not read\$" "$T/python.out" ||
+	fail "python: the folder that does not exist is not said: $(cat "$T/python.out")"
+grep -q "^$T/fake-python: site-packages $E/pkg: 2 files judged\$" "$T/python.out" ||
+	fail "python: the folder read is not said: $(cat "$T/python.out")"
+if command -v python3 >/dev/null 2>&1; then
+	run_cmd python3 "$CUSHIM" check --driver-version=12.2 --python=python3
+	grep -q "^python3: the interpreter /.* (Python [0-9][0-9.]*)\$" "$T/python3.out" ||
+		fail "python3: the interpreter is not named: $(cat "$T/python3.out")"
+	grep -q "^python3: site-packages /" "$T/python3.out" || fail "python3: no site-packages named: $(cat "$T/python3.out")"
+fi
+# An interpreter that cannot be asked, or none named: one line, exit 2, no verdict.
 run_cmd nopython "$CUSHIM" check --driver-version=12.2 --python="$T/no-such-python"
 expect_rc nopython 2
 [ "$(wc -l <"$T/nopython.err")" -eq 1 ] || fail "nopython: wanted one line: $(cat "$T/nopython.err")"
+[ -s "$T/nopython.out" ] && fail "nopython: a verdict follows the error: $(cat "$T/nopython.out")"
+run_cmd emptypython "$CUSHIM" check --driver-version=12.2 --python= "$E"
+expect_rc emptypython 2
+[ "$(wc -l <"$T/emptypython.err")" -eq 1 ] && [ ! -s "$T/emptypython.out" ] ||
+	fail "emptypython: wanted one line and no verdict: $(cat "$T/emptypython.err") $(cat "$T/emptypython.out")"
 
 # A container image's root (etc/os-release, usr/lib): its own libraries
 # stand for the system's, so the host's C library does not count.
