@@ -153,13 +153,17 @@ static const char *plural(size_t n)
 }
 
 /* What a wheel's line says of its members. */
-static void print_members(const struct tree_input *in)
+static void print_members(const struct tree_input *in, const struct opts *o)
 {
 	if (!in->files)
 		printf(": it holds no ELF file or GPU code (%zu member%s): nothing to judge", in->members,
 		       plural(in->members));
 	else
 		printf(": %zu of its %zu member%s judged", in->files, in->members, plural(in->members));
+	if (o->verbose) {
+		unsigned long k = tree_wheel_opens(in->path);
+		printf(" (the archive opened %lu time%s to read it)", k, k == 1 ? "" : "s");
+	}
 }
 
 static void print_input(const struct tree_input *in, const char *python, const struct opts *o)
@@ -167,11 +171,11 @@ static void print_input(const struct tree_input *in, const char *python, const s
 	switch (in->kind) {
 	case INPUT_WHEEL:
 		printf("%s: a wheel", in->path);
-		print_members(in);
+		print_members(in, o);
 		break;
 	case INPUT_ZIP:
 		printf("%s: a zip archive, not a wheel (no NAME.dist-info/WHEEL in it)", in->path);
-		print_members(in);
+		print_members(in, o);
 		break;
 	case INPUT_PYTHON:
 		printf("%s: the interpreter %s", in->path, in->about ? in->about : "(it did not say its path)");
@@ -218,7 +222,7 @@ static void json_inputs(const struct tree *t)
 		json_string(stdout, in->path);
 		printf(", \"kind\": \"%s\", \"files\": %zu", input_kinds[in->kind], in->files);
 		if (in->kind == INPUT_WHEEL || in->kind == INPUT_ZIP)
-			printf(", \"members\": %zu", in->members);
+			printf(", \"members\": %zu, \"archive_opens\": %lu", in->members, tree_wheel_opens(in->path));
 		if (in->kind == INPUT_SITE)
 			printf(", \"exists\": %s", in->missing ? "false" : "true");
 		if (in->kind == INPUT_PYTHON) {

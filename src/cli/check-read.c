@@ -391,6 +391,7 @@ long cli_check_wheel(const char *path)
 		check_read(&r, t.files[i]);
 		check_free(&r);
 	}
+	tree_wheels_done();
 	tree_free(&t);
 	return n;
 }

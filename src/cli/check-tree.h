@@ -62,6 +62,14 @@ int tree_resolve(const struct tree *t, const char *name, const char *rpath, cons
 /* A wheel's members that cushim check judges, added as WHEEL:MEMBER
  * (check-wheel.c): 0, or -1 (said) when it cannot be read. */
 int tree_wheel(struct tree *t, const char *path);
+/* How many times the archive at path was opened to be read (check-wheel.c):
+ * once to list it, then at most once by each thread that reads its members. */
+unsigned long tree_wheel_opens(const char *path);
+/* Closes the archive this thread keeps open between members (each reading
+ * thread, when it is done); then forgets what was counted, once every
+ * thread is done (tree_wheels_done). */
+void tree_wheel_close(void);
+void tree_wheels_done(void);
 /* A line saying what was read: the record it fills (check-tree.c). */
 struct tree_input *tree_input_add(struct tree *t, const char *path, int kind);
 /* The last record added, taken back (a folder named that holds nothing is

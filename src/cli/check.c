@@ -392,8 +392,10 @@ static void *reader(void *arg)
 		pthread_mutex_lock(&p->lock);
 		size_t j = p->next++;
 		pthread_mutex_unlock(&p->lock);
-		if (j >= p->n)
+		if (j >= p->n) {
+			tree_wheel_close();
 			return NULL;
+		}
 		read_one(p->w, j, p->a, &p->rs[j]);
 	}
 }
@@ -498,6 +500,7 @@ int cmd_check(int argc, char **argv)
 		printf("\n  ]}\n");
 	else if (no_driver && w.any_cuda)
 		printf("(%s; use --driver-version=X.Y to see what a given driver lacks)\n", no_driver);
+	tree_wheels_done();
 	free_work(&w);
 	return w.status;
 }

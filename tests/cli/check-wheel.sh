@@ -100,6 +100,23 @@ i = d["environment"]["inputs"]
 assert d["environment"]["files"] == 0 and [(x["kind"], x["files"], x["members"]) for x in i] == [("wheel", 0, 3)], i' "$T/pure-json.out" ||
 	fail "pure-json: the wheel is not among the inputs: $(cat "$T/pure-json.out")"
 
+# A wheel of many small libraries is opened once to be listed, then at most
+# once by each thread that reads its members (16 at most), never once a
+# member: reading N members costs one reading of the archive's directory a
+# thread, not N.  --verbose says how many times it was opened.
+python3 - "$T/many.whl" "$T/u/demo/_ext.cpython-312-x86_64-linux-gnu.so" <<'PY' || exit 99
+import sys, zipfile
+data = open(sys.argv[2], "rb").read()
+with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("many-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\n")
+    for i in range(2000):
+        z.writestr("many/libs/libm%04d.so.1" % i, data)
+PY
+run_cmd many "$CUSHIM" check --verbose --driver-version=12.2 "$T/many.whl"
+opens=$(sed -n "s|^$T/many.whl: a wheel: 2000 of its 2001 members judged (the archive opened \([0-9]*\) times\{0,1\} to read it)\$|\1|p" "$T/many.out")
+[ -n "$opens" ] && [ "$opens" -le 17 ] ||
+	fail "many: the archive was opened ${opens:-an unsaid number of} times for 2000 members: $(grep "^$T/many.whl: a" "$T/many.out")"
+
 # A truncated wheel: one line naming it.
 size=$(wc -c <"$W")
 head -c $((size / 2)) "$W" >"$T/cut.whl"
