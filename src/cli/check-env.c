@@ -10,7 +10,7 @@
 #include <string.h>
 
 /* A Python extension module (NAME.cpython-*.so, NAME.abi3.so) that fails
- * only for a library nothing provides: Python loads it only when something
+ * only for a library it cannot load: Python loads it only when something
  * imports it (an optional backend, an MPI flavour), so the tree may run
  * without it.  It is a caution, not the tree's verdict. */
 static int optional_module(const struct result *r)
@@ -26,20 +26,34 @@ static int optional_module(const struct result *r)
 	return (strstr(base, ".cpython-") || strstr(base, ".abi3.so")) && strstr(base, ".so");
 }
 
+static const char *plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
 /* A file's status as the environment counts it. */
 int env_status(const struct result *r)
 {
 	return optional_module(r) ? CLI_OK : check_status(r);
 }
 
+/* Another file that cannot load for want of a library that is not CUDA's,
+ * and for nothing else: a caution naming it. */
+static int lacking_other(const struct result *r)
+{
+	return r->nunfound && !optional_module(r) && env_status(r) == CLI_OK;
+}
+
 /* How bad a file's verdict is, for choosing the one that decides: a library
- * nothing provides, then the runtime, the GPU code, the imports. */
+ * it cannot load (one the loader stops at, a CUDA library nothing
+ * provides), then the runtime, the GPU code, the imports. */
+enum { WEIGHT_LIBRARIES = 5 };
 static int weight(const struct result *r)
 {
 	if (r->error || r->gpu.error[0] || optional_module(r))
 		return 0;
-	if (r->nunfound)
-		return 5;
+	if (r->nfatal)
+		return WEIGHT_LIBRARIES;
 	if (r->v.blocked[BY_RUNTIME])
 		return 4;
 	if (r->v.blocked[BY_GPU_CODE])
@@ -50,7 +64,7 @@ static int weight(const struct result *r)
 void env_judge(struct env *e, const struct result *rs, size_t n, const struct opts *o)
 {
 	memset(e, 0, sizeof *e);
-	e->decider = e->limiter = e->jit = e->optional_first = -1;
+	e->decider = e->limiter = e->jit = e->optional_first = e->lacking_first = -1;
 	e->nfiles = (int)n;
 	for (size_t i = 0; i < n; i++) {
 		const struct result *r = &rs[i];
@@ -63,7 +77,10 @@ void env_judge(struct env *e, const struct result *rs, size_t n, const struct op
 			e->decider = (long)i;
 		if (!r->error && r->v.need > e->need)
 			e->need = r->v.need, e->limiter = (long)i;
-		e->unfound += r->nunfound;
+		for (size_t k = 0; k < r->nunfound; k++)
+			r->unfound[k].path ? e->unloadable++ : e->unfound++;
+		if (lacking_other(r) && !e->lacking++)
+			e->lacking_first = (long)i;
 		if (r->jit.need && (e->jit < 0 || r->jit.need > rs[e->jit].jit.need))
 			e->jit = (long)i;
 		e->failing += st == CLI_FAIL;
@@ -81,8 +98,8 @@ void env_judge(struct env *e, const struct result *rs, size_t n, const struct op
 static void reason(const struct result *r, const struct opts *o, char *buf, size_t size)
 {
 	char d[64];
-	if (r->nunfound)
-		snprintf(buf, size, "it needs %s, which nothing in the tree or the system provides", r->unfound[0]);
+	if (r->nfatal)
+		check_unfound_words(check_first_unfound(r, 1), buf, size);
 	else if (r->v.blocked[BY_RUNTIME])
 		snprintf(buf, size, "its CUDA %s%s runtime (%s) refuses drivers older than %s", cli_version(r->rt.version),
 			 r->rt.at_least ? " (or later)" : "", r->rt.linkage == RT_STATIC ? "linked statically" : "carried",
@@ -109,7 +126,7 @@ static void print_gpus(const struct env *e, const struct result *rs, const struc
 
 void env_print_text(const struct env *e, const struct result *rs, size_t n, const struct opts *o)
 {
-	char d[64], why[512];
+	char d[64], why[1536];
 	if (!n) {
 		printf("environment: no file to judge: any driver will do\n");
 		return;
@@ -118,8 +135,13 @@ void env_print_text(const struct env *e, const struct result *rs, size_t n, cons
 	if (e->decider >= 0) {
 		const struct result *r = &rs[e->decider];
 		reason(r, o, why, sizeof why);
-		printf(": verdict: will not run on %s: decided by %s: %s", o->versus ? check_driver_name(o->versus, d,
-		       sizeof d) : "the driver and GPUs given", r->file, why);
+		if (weight(r) == WEIGHT_LIBRARIES)
+			snprintf(d, sizeof d, "any driver");
+		else if (o->versus)
+			check_driver_name(o->versus, d, sizeof d);
+		else
+			snprintf(d, sizeof d, "the driver and GPUs given");
+		printf(": verdict: will not run on %s: decided by %s: %s", d, r->file, why);
 		if (e->failing > 1)
 			printf(" (%d files fail in all)", e->failing);
 		printf("\n");
@@ -135,21 +157,23 @@ void env_print_text(const struct env *e, const struct result *rs, size_t n, cons
 	else
 		printf("environment: any driver will do\n");
 	print_gpus(e, rs, o);
-	if (e->optional)
+	if (e->optional) {
+		const struct unfound *u = &rs[e->optional_first].unfound[0];
 		printf("environment: caution: %d Python extension module%s cannot be imported (each fails only if "
-		       "something imports it): first %s needs %s, which nothing in the tree or the system provides\n",
-		       e->optional, e->optional > 1 ? "s" : "", rs[e->optional_first].file,
-		       rs[e->optional_first].unfound[0]);
+		       "something imports it): first %s needs %s%s\n", e->optional, e->optional > 1 ? "s" : "",
+		       rs[e->optional_first].file, u->name, check_unfound_tail(u, why, sizeof why));
+	}
+	if (e->lacking) {
+		const struct unfound *u = check_first_unfound(&rs[e->lacking_first], 0);
+		printf("environment: caution: %d file%s cannot load here for want of a library that is not CUDA's "
+		       "(the verdict does not rest on it): first %s needs %s%s\n", e->lacking, plural(e->lacking),
+		       rs[e->lacking_first].file, u->name, check_unfound_tail(u, why, sizeof why));
+	}
 	if (e->jit >= 0 && rs[e->jit].v.jit_too_new)
 		printf("environment: caution: %s carries %s %s: the PTX it emits by default needs %s; programs "
 		       "that compile with it run only if they ask it for SASS\n", rs[e->jit].file,
 		       cli_jit_name(rs[e->jit].jit.kind), cli_version(rs[e->jit].jit.version),
 		       check_driver_name(rs[e->jit].jit.need, d, sizeof d));
-}
-
-static const char *plural(size_t n)
-{
-	return n == 1 ? "" : "s";
 }
 
 /* What a wheel's line says of its members. */
@@ -241,7 +265,7 @@ static void json_inputs(const struct tree *t)
  * that set the least driver it needs. */
 int env_limits(const struct env *e, const struct result *r)
 {
-	return check_status(r) != CLI_OK || (e->need && r->v.need == e->need) || r->v.jit_too_new;
+	return check_status(r) != CLI_OK || r->nunfound || (e->need && r->v.need == e->need) || r->v.jit_too_new;
 }
 
 static const char *set_by(const struct result *r)
@@ -256,11 +280,18 @@ static const char *set_by(const struct result *r)
 /* One row of the short table: the file and what it limits. */
 void env_print_row(const struct result *r, const struct opts *o)
 {
-	char why[512], d[64];
-	if (check_status(r) == CLI_FAIL) {
+	char why[1536], d[64];
+	if (optional_module(r)) {
+		check_unfound_words(&r->unfound[0], why, sizeof why);
+		printf("  %s: cannot be imported: %s\n", r->file, why);
+	} else if (check_status(r) == CLI_FAIL) {
 		reason(r, o, why, sizeof why);
-		printf("  %s: %s: %s\n", r->file, optional_module(r) ? "cannot be imported" : "fails", why);
-	} else if (r->v.need) {
+		printf("  %s: fails: %s\n", r->file, why);
+	} else if (r->nunfound) {
+		check_unfound_words(check_first_unfound(r, 0), why, sizeof why);
+		printf("  %s: caution: %s\n", r->file, why);
+	}
+	if (check_status(r) != CLI_FAIL && !optional_module(r) && r->v.need) {
 		printf("  %s: needs %s, set by %s\n", r->file, check_driver_name(r->v.need, d, sizeof d), set_by(r));
 	}
 	if (r->v.jit_too_new)
@@ -285,7 +316,8 @@ void env_print_json(const struct env *e, const struct result *rs, const struct o
 	printf(e->need ? "%d" : "null", e->need);
 	printf(", \"needs_driver_branch\": ");
 	printf(e->need && cli_driver_branch(e->need) ? "%d" : "null", cli_driver_branch(e->need));
-	printf(", \"missing_libraries\": %d, \"modules_that_cannot_load\": %d, \"gpus\": [", e->unfound, e->optional);
+	printf(", \"missing_libraries\": %d, \"unloadable_libraries\": %d, \"modules_that_cannot_load\": %d, "
+	       "\"files_missing_other_libraries\": %d, \"gpus\": [", e->unfound, e->unloadable, e->optional, e->lacking);
 	for (int g = 0; g < o->ngpus; g++)
 		printf("%s{\"gpu\": \"sm_%d%d\", \"every_file_has_code\": %s, \"files_without_code\": %d}", g ? ", " : "",
 		       o->gpus[g].major, o->gpus[g].minor, e->gpu_lacking[g] ? "false" : "true", e->gpu_lacking[g]);

@@ -168,17 +168,48 @@ static void json_verdict(const struct result *r)
 	for (int by = BY_RUNTIME; by <= BY_IMPORTS; by++)
 		if (r->v.blocked[by])
 			printf("%s%s", k++ ? ", " : "", by_names[by]);
-	if (r->nunfound)
+	if (r->nfatal)
 		printf("%s\"libraries\"", k ? ", " : "");
 	printf("], \"cushim_can_help\": %s}", r->v.blocked[BY_IMPORTS] && !r->v.blocked[BY_RUNTIME] &&
-	       !r->v.blocked[BY_GPU_CODE] && !r->nunfound ? "true" : "false");
+	       !r->v.blocked[BY_GPU_CODE] && !r->nfatal ? "true" : "false");
+}
+
+/* The libraries nothing provides (missing_libraries, and those of them
+ * that fail it), and those the loader stops at (unloadable_libraries). */
+static void json_unfound(const struct result *r)
+{
+	const char *keys[] = { "missing_libraries", "missing_libraries_that_fail_it" };
+	for (int fatal = 0; fatal < 2; fatal++) {
+		int k = 0;
+		printf(", \"%s\": [", keys[fatal]);
+		for (size_t i = 0; i < r->nunfound; i++) {
+			if (r->unfound[i].path || (fatal && !r->unfound[i].fatal))
+				continue;
+			printf(k++ ? ", " : "");
+			json_string(stdout, r->unfound[i].name);
+		}
+		printf("]");
+	}
+	printf(", \"unloadable_libraries\": [");
+	for (size_t i = 0, k = 0; i < r->nunfound; i++) {
+		if (!r->unfound[i].path)
+			continue;
+		printf("%s{\"name\": ", k++ ? ", " : "");
+		json_string(stdout, r->unfound[i].name);
+		printf(", \"path\": ");
+		json_string(stdout, r->unfound[i].path);
+		printf(", \"why\": ");
+		json_string(stdout, r->unfound[i].why);
+		printf("}");
+	}
+	printf("]");
 }
 
 static const char *status_name(const struct result *r)
 {
 	if (r->error || r->gpu.error[0])
 		return "error";
-	if (r->v.blocked[BY_RUNTIME] || r->v.blocked[BY_GPU_CODE] || r->nunfound)
+	if (r->v.blocked[BY_RUNTIME] || r->v.blocked[BY_GPU_CODE] || r->nfatal)
 		return "fail";
 	return r->nmissing ? "missing" : "pass";
 }
@@ -222,10 +253,6 @@ void check_print_json_file(const struct result *r, const struct opts *o, int fir
 	json_gpucode(r);
 	json_fits(r, o);
 	json_verdict(r);
-	printf(", \"missing_libraries\": [");
-	for (size_t k = 0; k < r->nunfound; k++) {
-		printf(k ? ", " : "");
-		json_string(stdout, r->unfound[k]);
-	}
-	printf("]}");
+	json_unfound(r);
+	printf("}");
 }

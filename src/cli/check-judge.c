@@ -104,7 +104,7 @@ int check_status(const struct result *r)
 {
 	if (r->error || r->gpu.error[0])
 		return CLI_ERROR;
-	if (r->nunfound)
+	if (r->nfatal)
 		return CLI_FAIL;
 	for (int by = BY_RUNTIME; by <= BY_IMPORTS; by++)
 		if (r->v.blocked[by])

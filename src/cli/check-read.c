@@ -355,9 +355,7 @@ void check_free(struct result *r)
 	free(r->rpath);
 	free(r->runpath);
 	free(r->soname);
-	for (size_t i = 0; i < r->nunfound; i++)
-		free(r->unfound[i]);
-	free(r->unfound);
+	check_free_unfound(r);
 	cli_gpucode_free(&r->gpu);
 }
 

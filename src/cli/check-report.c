@@ -329,16 +329,33 @@ static void print_blockers(const struct result *r, const struct opts *o)
 		say_blocker(r, head, why, &said);
 	}
 	for (size_t k = 0; k < r->nunfound; k++) {
-		snprintf(why, sizeof why, "it needs %s, which nothing provides (not its rpath or runpath, not the "
-			 "tree's own libraries, not the system's): the loader stops it", r->unfound[k]);
+		if (!r->unfound[k].fatal)
+			continue;
+		check_unfound_words(&r->unfound[k], why, sizeof why);
 		say_blocker(r, "on any driver", why, &said);
+	}
+}
+
+/* A library nothing provides that is not CUDA's: the program cannot load
+ * here, but that says nothing of the driver. */
+static void print_cautions(const struct result *r)
+{
+	char why[1024];
+	for (size_t k = 0; k < r->nunfound; k++) {
+		if (r->unfound[k].fatal)
+			continue;
+		check_unfound_words(&r->unfound[k], why, sizeof why);
+		printf("%s: caution: %s (not its rpath or runpath, not the tree's own libraries, not the system's): "
+		       "it cannot load where that library is missing; not a CUDA library, so the verdict does not "
+		       "rest on it\n", r->file, why);
 	}
 }
 
 static void print_verdict(const struct result *r, const struct opts *o)
 {
 	char target[256], d[64];
-	if ((cuda_free(r) && !r->nimports && !r->nunfound) || r->gpu.error[0])
+	print_cautions(r);
+	if ((cuda_free(r) && !r->nimports && !r->nfatal) || r->gpu.error[0])
 		return;
 	if (check_status(r) == CLI_FAIL) {
 		print_blockers(r, o);

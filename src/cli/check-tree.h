@@ -52,12 +52,17 @@ const char *tree_lib_find(const struct tree *t, const char *name);
 void tree_free(struct tree *t);
 
 /* Where a library a file of the tree needs is found, as the loader would:
- * its DT_RPATH (unless it has DT_RUNPATH) and DT_RUNPATH with $ORIGIN
- * expanded, then the tree's own libraries, then the system's (not for a
- * container image: its own folders are the system).  0 with the path in out,
- * or -1 when nothing provides it. */
+ * a name with a '/' (its $ORIGIN expanded) at that path; else its DT_RPATH
+ * (unless it has DT_RUNPATH) and DT_RUNPATH, expanded, then the tree's own
+ * libraries, then the system's (not for a container image: its own folders
+ * are the system).  Inside a wheel, a path is looked up among its members.
+ * CLI_LD_LOADS with the path in out; CLI_LD_STOPS with the file the loader
+ * stops at in out and why (cli_ld_candidate); CLI_LD_SKIPPED when nothing
+ * provides it. */
 int tree_resolve(const struct tree *t, const char *name, const char *rpath, const char *runpath, char *out,
-		 size_t size);
+		 size_t size, char *why, size_t whysize);
+/* Is path one of the files to judge (tree_done sorts them)? */
+int tree_has_file(const struct tree *t, const char *path);
 
 /* A wheel's members that cushim check judges, added as WHEEL:MEMBER
  * (check-wheel.c): 0, or -1 (said) when it cannot be read. */

@@ -228,9 +228,11 @@ static char *rpath_chain(const struct result *r, const struct job *jb, const cha
 	return chain;
 }
 
+/* --recursive: each library a file needs, found where the loader finds it,
+ * is judged next.  One the loader would stop at fails the run, named. */
 static void follow_needed(struct work *w, size_t j, const struct result *r)
 {
-	char dir[PATH_MAX], real[PATH_MAX], found[PATH_MAX];
+	char dir[PATH_MAX], real[PATH_MAX], found[PATH_MAX], why[512];
 	snprintf(dir, sizeof dir, "%s", realpath(w->jobs[j].path, real) ? real : w->jobs[j].path);
 	char *origin = dirname(dir);
 	char *chain = rpath_chain(r, &w->jobs[j], origin);
@@ -238,43 +240,42 @@ static void follow_needed(struct work *w, size_t j, const struct result *r)
 	for (size_t k = 0; k < r->nneeded; k++) {
 		if (is_driver_name(r->needed[k]))
 			continue; /* the driver itself: what this command compares with */
-		if (cli_ld_search(r->needed[k], r->has_runpath ? NULL : chain, run, NULL, found, sizeof found) != 0) {
-			cli_note("%s (needed by %s) was not found where the loader looks; not checked", r->needed[k],
-				 r->file);
-			continue;
+		char *name = cli_ld_expand(r->needed[k], origin);
+		int v = cli_ld_find(name, r->has_runpath ? NULL : chain, run, found, sizeof found, why, sizeof why);
+		if (v == CLI_LD_SKIPPED) {
+			cli_note("%s (needed by %s) was not found where the loader looks; not checked", name, r->file);
+		} else if (v == CLI_LD_STOPS) {
+			cli_error("%s (needed by %s): the loader stops at %s: %s", name, r->file, found, why);
+			w->status = w->status > CLI_FAIL ? w->status : CLI_FAIL;
+		} else {
+			add_job(w, strdup(found), strdup(found), strdup(r->file), strdup(r->has_runpath ? "" : chain));
 		}
-		add_job(w, strdup(found), strdup(found), strdup(r->file), strdup(r->has_runpath ? "" : chain));
+		free(name);
 	}
 	free(run);
 	free(chain);
 }
 
-static void add_unfound(struct result *r, const char *name)
-{
-	char **u = realloc(r->unfound, (r->nunfound + 1) * sizeof *u);
-	if (!u || !(u[r->nunfound] = strdup(name)))
-		abort();
-	r->unfound = u;
-	r->nunfound++;
-}
-
 /* A file of a folder named: each library it needs is looked for as the
- * loader would inside the tree; what nothing provides is part of its
- * verdict, and with --recursive what the system provides is judged too. */
+ * loader would inside the tree; what cannot be loaded is part of its
+ * verdict (check-needed.c), and with --recursive what the system provides
+ * is judged too. */
 static void resolve_in_tree(struct work *w, size_t j, struct result *r, int recursive)
 {
-	char dir[PATH_MAX], found[PATH_MAX];
-	snprintf(dir, sizeof dir, "%s", w->jobs[j].path);
-	char *origin = dirname(dir);
+	char origin[PATH_MAX], found[PATH_MAX], why[512];
+	check_origin(w->jobs[j].path, origin, sizeof origin);
 	char *rp = r->rpath && !r->has_runpath ? cli_ld_expand(r->rpath, origin) : NULL;
 	char *run = r->runpath ? cli_ld_expand(r->runpath, origin) : NULL;
 	for (size_t k = 0; k < r->nneeded; k++) {
 		if (is_driver_name(r->needed[k]))
 			continue;
-		if (tree_resolve(&w->tree, r->needed[k], rp, run, found, sizeof found) != 0)
-			add_unfound(r, r->needed[k]);
-		else if (recursive && !tree_lib_find(&w->tree, r->needed[k]))
+		char *name = cli_ld_expand(r->needed[k], origin);
+		int v = tree_resolve(&w->tree, name, rp, run, found, sizeof found, why, sizeof why);
+		if (v != CLI_LD_LOADS)
+			check_add_unfound(r, name, v == CLI_LD_STOPS ? found : NULL, why);
+		else if (recursive && !strstr(found, ".whl:") && !tree_has_file(&w->tree, found))
 			add_job(w, strdup(found), strdup(found), strdup(r->file), NULL);
+		free(name);
 	}
 	free(rp);
 	free(run);

@@ -133,8 +133,8 @@ static int cut_short(int fd, const struct stat *st, char *why, size_t size)
 	off_t end = st->st_size;
 	if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh)
 		return 0;
-	int cut = eh.e_phentsize != sizeof ph ||
-		  eh.e_phoff + (ElfW(Off))eh.e_phnum * sizeof ph > (ElfW(Off))end;
+	int cut = eh.e_phentsize != sizeof ph || eh.e_phoff > (ElfW(Off))end ||
+		  (ElfW(Off))eh.e_phnum * sizeof ph > (ElfW(Off))end - eh.e_phoff;
 	for (unsigned i = 0; !cut && i < eh.e_phnum; i++) {
 		if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + i * sizeof ph)) != (ssize_t)sizeof ph)
 			cut = 1;

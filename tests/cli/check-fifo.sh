@@ -3,7 +3,8 @@
 # command line, a symbolic link to one, a FIFO named like a wheel, FIFOs and
 # sockets in a folder, and a FIFO where a library a program needs is looked
 # for (its $ORIGIN run path, LD_LIBRARY_PATH) would each block an open for
-# ever.  Each command runs under timeout: blocking is a failure.
+# ever.  Each command runs under timeout: blocking is a failure.  The loader
+# itself blocks on such a library: the program that needs it fails, named.
 . "$top_srcdir/tests/harness/defs.sh"
 CC=${BUILD_CC:-${CC:-cc}}
 command -v mkfifo >/dev/null 2>&1 || { echo "SKIP: no mkfifo"; exit 77; }
@@ -52,11 +53,23 @@ if command -v "$CC" >/dev/null 2>&1; then
 	"$CC" -o "$T/e/bin/app" "$T/m.c" "$T/libq.so.1" -Wl,-rpath,'$ORIGIN/../lib' || exit 99
 	mkfifo "$T/e/lib/libq.so.1" "$T/ld/libq.so.1" || exit 99
 	check_t runpath "$T/e/bin"
+	expect_rc runpath 1
+	head -n 1 "$T/runpath.out" | grep -q "decided by $T/e/bin/app: it needs libq.so.1, and the loader stops at $T/e/bin/../lib/libq.so.1: it is a FIFO" ||
+		fail "runpath: the FIFO is not named: $(cat "$T/runpath.out")"
 	check_t recursive --recursive "$T/e/bin/app"
+	expect_rc recursive 1
+	grep -q "libq.so.1 (needed by $T/e/bin/app): the loader stops at $T/e/bin/../lib/libq.so.1: it is a FIFO" "$T/recursive.err" ||
+		fail "recursive: the FIFO is not named: $(cat "$T/recursive.err")"
 	rm "$T/e/lib/libq.so.1"
 	export LD_LIBRARY_PATH="$T/ld"
 	check_t ldpath --recursive "$T/e/bin/app"
+	expect_rc ldpath 1
+	grep -q "the loader stops at $T/ld/libq.so.1: it is a FIFO" "$T/ldpath.err" ||
+		fail "ldpath: the FIFO is not named: $(cat "$T/ldpath.err")"
 	check_t ldpath-tree "$T/e/bin"
+	expect_rc ldpath-tree 1
+	grep -q "^  $T/e/bin/app: fails: it needs libq.so.1, and the loader stops at $T/ld/libq.so.1: it is a FIFO" "$T/ldpath-tree.out" ||
+		fail "ldpath-tree: the FIFO is not named: $(cat "$T/ldpath-tree.out")"
 	unset LD_LIBRARY_PATH
 else
 	echo "no C compiler ($CC): the needed-library cases are not run"
