@@ -88,7 +88,7 @@ void env_judge(struct env *e, const struct result *rs, size_t n, const struct op
 			continue;
 		e->with_kernels++;
 		for (int g = 0; g < o->ngpus; g++)
-			if (r->v.fits[g].how == GPU_NO_CODE || r->v.fits[g].how == GPU_PTX_TOO_NEW)
+			if (!r->v.fit_unknown[g] && (r->v.fits[g].how == GPU_NO_CODE || r->v.fits[g].how == GPU_PTX_TOO_NEW))
 				if (!e->gpu_lacking[g]++)
 					e->gpu_first[g] = (long)i;
 	}
@@ -113,7 +113,8 @@ static void reason(const struct result *r, const struct opts *o, char *buf, size
 static void print_gpus(const struct env *e, const struct result *rs, const struct opts *o)
 {
 	for (int g = 0; g < o->ngpus; g++) {
-		printf("environment: on sm_%d%d: ", o->gpus[g].major, o->gpus[g].minor);
+		char name[16];
+		printf("environment: on %s: ", check_gpu_name(o, g, name, sizeof name));
 		if (!e->with_kernels)
 			printf("no file carries kernels\n");
 		else if (!e->gpu_lacking[g])
@@ -318,9 +319,11 @@ void env_print_json(const struct env *e, const struct result *rs, const struct o
 	printf(e->need && cli_driver_branch(e->need) ? "%d" : "null", cli_driver_branch(e->need));
 	printf(", \"missing_libraries\": %d, \"unloadable_libraries\": %d, \"modules_that_cannot_load\": %d, "
 	       "\"files_missing_other_libraries\": %d, \"gpus\": [", e->unfound, e->unloadable, e->optional, e->lacking);
-	for (int g = 0; g < o->ngpus; g++)
-		printf("%s{\"gpu\": \"sm_%d%d\", \"every_file_has_code\": %s, \"files_without_code\": %d}", g ? ", " : "",
-		       o->gpus[g].major, o->gpus[g].minor, e->gpu_lacking[g] ? "false" : "true", e->gpu_lacking[g]);
+	for (int g = 0; g < o->ngpus; g++) {
+		char name[16];
+		printf("%s{\"gpu\": \"%s\", \"every_file_has_code\": %s, \"files_without_code\": %d}", g ? ", " : "",
+		       check_gpu_name(o, g, name, sizeof name), e->gpu_lacking[g] ? "false" : "true", e->gpu_lacking[g]);
+	}
 	printf("]");
 	json_inputs(t);
 	printf("}");

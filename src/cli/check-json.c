@@ -27,8 +27,7 @@ void check_print_json_head(const struct opts *o)
 	       o->versus_branch ? "\"option (a driver branch)\"" : "\"option\"");
 	printf(",\n  \"gpus\": [");
 	for (int i = 0; i < o->ngpus; i++) {
-		snprintf(g, sizeof g, "sm_%d%d", o->gpus[i].major, o->gpus[i].minor);
-		printf("%s\"%s\"", i ? ", " : "", g);
+		printf("%s\"%s\"", i ? ", " : "", check_gpu_name(o, i, g, sizeof g));
 	}
 	printf("], \"gpus_from\": %s", o->gpus_from ? (strcmp(o->gpus_from, "driver") == 0 ? "\"driver\"" :
 							 "\"option\"") : "null");
@@ -143,9 +142,9 @@ static void json_fits(const struct result *r, const struct opts *o)
 	printf(",\n    \"on_gpus\": [");
 	for (int i = 0; i < o->ngpus; i++) {
 		const struct cli_gpu_fit *fit = &r->v.fits[i];
-		char name[48];
-		printf("%s{\"gpu\": \"sm_%d%d\", ", i ? ", " : "", o->gpus[i].major, o->gpus[i].minor);
-		if (!kernels) {
+		char name[48], g[16];
+		printf("%s{\"gpu\": \"%s\", ", i ? ", " : "", check_gpu_name(o, i, g, sizeof g));
+		if (!kernels || r->v.fit_unknown[i]) {
 			printf("\"runs\": null, \"how\": null, \"image\": null}");
 			continue;
 		}

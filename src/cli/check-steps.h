@@ -18,6 +18,7 @@ struct opts {
 	int json;
 	int verbose;           /* an environment: every file, not only those that limit it */
 	struct cli_gpu_arch gpus[CHECK_MAX_GPUS];
+	char gpu_variant[CHECK_MAX_GPUS]; /* 'a', 'f' (sm_90a, sm_100f: NVIDIA's names), or 0 */
 	int ngpus;
 	const char *gpus_from; /* "option" or "driver" */
 };
@@ -39,6 +40,7 @@ struct verdict {
 	int blocked[4];     /* by each of BY_*: it will not run on the driver and GPUs given */
 	int jit_too_new;    /* the PTX its JIT compiler emits by default needs a newer driver than given */
 	struct cli_gpu_fit fits[CHECK_MAX_GPUS];
+	int fit_unknown[CHECK_MAX_GPUS]; /* a family (sm_100f): its GPUs differ in what runs */
 };
 
 /* A library a file of a tree needs that the loader cannot load
@@ -129,5 +131,7 @@ void check_print_text(const struct result *r, const struct opts *o);
 void check_print_json_head(const struct opts *o);
 void check_print_json_file(const struct result *r, const struct opts *o, int first);
 const char *check_driver_name(int version, char *buf, size_t size); /* "CUDA 12.0 (branch 525)" */
+/* The i-th GPU asked for, as it was named: "sm_90", "sm_100f". */
+const char *check_gpu_name(const struct opts *o, int i, char *buf, size_t size);
 
 #endif

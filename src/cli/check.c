@@ -59,6 +59,26 @@ static int usage(int status)
 	return status;
 }
 
+/* An option getopt refused, in one line: '?' an unknown one (or a value
+ * given to one that takes none), ':' one whose value is missing. */
+static void bad_option(int c, const char *arg, const struct option *longopts)
+{
+	const char *name = NULL;
+	for (const struct option *o = longopts; o->name && optopt; o++)
+		if (o->val == optopt)
+			name = o->name;
+	if (c == ':' && name)
+		cli_error("check: --%s needs a value (--%s=VALUE); see cushim check --help", name, name);
+	else if (c == ':')
+		cli_error("check: -%c needs a value; see cushim check --help", optopt);
+	else if (name && strchr(arg, '='))
+		cli_error("check: --%s takes no value (%s); see cushim check --help", name, arg);
+	else if (optopt && !name)
+		cli_error("check: -%c is not an option of check; see cushim check --help", optopt);
+	else
+		cli_error("check: %s is not an option of check; see cushim check --help", arg);
+}
+
 static int parse(int argc, char **argv, struct args *a)
 {
 	static const struct option longopts[] = {
@@ -73,7 +93,8 @@ static int parse(int argc, char **argv, struct args *a)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "rj", longopts, NULL)) != -1) {
+	opterr = 0; /* one line of its own for each bad option (bad_option) */
+	while ((c = getopt_long(argc, argv, ":rj", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': a->driver_arg = optarg; break;
 		case 'g': a->gpu_arg = optarg; break;
@@ -83,7 +104,7 @@ static int parse(int argc, char **argv, struct args *a)
 		case 'L': a->libopt = optarg; break;
 		case 'p': a->want_python = 1, a->python = optarg; break;
 		case 'h': return usage(CLI_OK) == CLI_OK ? 1 : -1;
-		default: return usage(CLI_ERROR), -1;
+		default: return bad_option(c, argv[optind - 1], longopts), -1;
 		}
 	}
 	if (a->driver_arg && parse_driver(a->driver_arg, &a->o) != 0)
@@ -127,7 +148,7 @@ static int gpus_here(struct args *a)
 	return 0;
 }
 
-/* --gpu: a list of architectures (sm_80,sm_90), or auto. */
+/* --gpu: a list of architectures (sm_80,sm_90a), or auto. */
 static int parse_gpus(struct args *a)
 {
 	if (!a->gpu_arg)
@@ -136,14 +157,24 @@ static int parse_gpus(struct args *a)
 		return gpus_here(a);
 	char *copy = strdup(a->gpu_arg), *save = NULL;
 	int bad = 0;
+	if (!copy)
+		abort();
 	for (char *t = strtok_r(copy, ",", &save); t && !bad; t = strtok_r(NULL, ",", &save)) {
-		if (a->o.ngpus == CHECK_MAX_GPUS || cli_gpu_parse(t, &a->o.gpus[a->o.ngpus++]) != 0) {
-			cli_error("--gpu=%s: '%s' is not a GPU architecture; use sm_XY (sm_90), X.Y (9.0) or auto",
-				  a->gpu_arg, t);
+		int i = a->o.ngpus;
+		if (i == CHECK_MAX_GPUS) {
+			cli_error("--gpu=%s: more than %d GPUs", a->gpu_arg, CHECK_MAX_GPUS);
 			bad = 1;
+		} else if (cli_gpu_parse(t, &a->o.gpus[i], &a->o.gpu_variant[i]) != 0) {
+			cli_error("--gpu=%s: '%s' is not a GPU architecture of NVIDIA's; use sm_XY (sm_90), X.Y (9.0), "
+				  "sm_XYa or sm_XYf where NVIDIA has them (sm_90a, sm_100f), or auto", a->gpu_arg, t);
+			bad = 1;
+		} else {
+			a->o.ngpus++;
 		}
 	}
 	free(copy);
+	if (!bad && !a->o.ngpus)
+		cli_error("--gpu=%s names no GPU; use sm_XY (sm_90), X.Y (9.0) or auto", a->gpu_arg);
 	a->o.gpus_from = "option";
 	return bad || !a->o.ngpus ? -1 : 0;
 }
