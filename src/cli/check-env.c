@@ -4,7 +4,6 @@
  * file carrying kernels has code for it; then the files that limit it. */
 #include "config.h"
 #include "check-steps.h"
-#include "check-tree.h"
 #include "requirements.h"
 #include <stdio.h>
 #include <string.h>
@@ -47,7 +46,7 @@ static int lacking_other(const struct result *r)
 /* How bad a file's verdict is, for choosing the one that decides: a library
  * it cannot load (one the loader stops at, a CUDA library nothing
  * provides), then the runtime, the GPU code, the imports. */
-enum { WEIGHT_LIBRARIES = 5 };
+enum { WEIGHT_IMPORTS = 2, WEIGHT_LIBRARIES = 5 };
 static int weight(const struct result *r)
 {
 	if (r->error || r->gpu.error[0] || optional_module(r))
@@ -58,7 +57,7 @@ static int weight(const struct result *r)
 		return 4;
 	if (r->v.blocked[BY_GPU_CODE])
 		return 3;
-	return r->v.blocked[BY_IMPORTS] ? 2 : 0;
+	return r->v.blocked[BY_IMPORTS] ? WEIGHT_IMPORTS : 0;
 }
 
 void env_judge(struct env *e, const struct result *rs, size_t n, const struct opts *o)
@@ -84,14 +83,42 @@ void env_judge(struct env *e, const struct result *rs, size_t n, const struct op
 		if (r->jit.need && (e->jit < 0 || r->jit.need > rs[e->jit].jit.need))
 			e->jit = (long)i;
 		e->failing += st == CLI_FAIL;
+		e->adapted += r->nadapted;
+		e->adapted_files += r->nadapted > 0;
 		if (r->error || r->gpu.error[0] || !cli_gpucode_kernels(&r->gpu))
 			continue;
-		e->with_kernels++;
+		if (!e->with_kernels++)
+			e->kernels_first = (long)i;
 		for (int g = 0; g < o->ngpus; g++)
 			if (!r->v.fit_unknown[g] && (r->v.fits[g].how == GPU_NO_CODE || r->v.fits[g].how == GPU_PTX_TOO_NEW))
 				if (!e->gpu_lacking[g]++)
 					e->gpu_first[g] = (long)i;
 	}
+}
+
+/* The GPUs asked for that have no code of the file they can run, named:
+ * "it has no GPU code that sm_90 or sm_100 can run", or for one whose PTX
+ * the driver given is too old to JIT-compile, what it needs. */
+static void gpu_reason(const struct result *r, const struct opts *o, char *buf, size_t size)
+{
+	char names[256] = "", g[16], d[64];
+	int n = 0, too_new = -1;
+	for (int i = 0; i < o->ngpus; i++) {
+		if (r->v.fit_unknown[i] || (r->v.fits[i].how != GPU_NO_CODE && r->v.fits[i].how != GPU_PTX_TOO_NEW))
+			continue;
+		if (r->v.fits[i].how == GPU_PTX_TOO_NEW) {
+			too_new = too_new < 0 ? i : too_new;
+			continue;
+		}
+		size_t len = strlen(names);
+		snprintf(names + len, sizeof names - len, "%s%s", n++ ? " or " : "", check_gpu_name(o, i, g, sizeof g));
+	}
+	if (n)
+		snprintf(buf, size, "it has no GPU code that %s can run", names);
+	else
+		snprintf(buf, size, "it has no SASS for %s, and its PTX needs %s to be JIT-compiled",
+			 check_gpu_name(o, too_new, g, sizeof g), check_driver_name(r->v.fits[too_new].ptx_driver, d,
+			 sizeof d));
 }
 
 /* The one reason a file fails, in a few words. */
@@ -105,7 +132,7 @@ static void reason(const struct result *r, const struct opts *o, char *buf, size
 			 r->rt.at_least ? " (or later)" : "", r->rt.linkage == RT_STATIC ? "linked statically" : "carried",
 			 check_driver_name(r->v.runtime_need, d, sizeof d));
 	else if (r->v.blocked[BY_GPU_CODE])
-		snprintf(buf, size, "its GPU code has nothing %s can run", o->ngpus ? "the GPU asked for" : "a GPU");
+		gpu_reason(r, o, buf, size);
 	else
 		snprintf(buf, size, "the driver lacks %d of its driver imports (cushim run can help)", r->nmissing);
 }
@@ -117,22 +144,22 @@ static void print_gpus(const struct env *e, const struct result *rs, const struc
 		printf("environment: on %s: ", check_gpu_name(o, g, name, sizeof name));
 		if (!e->with_kernels)
 			printf("no file carries kernels\n");
+		else if (e->with_kernels == 1)
+			printf("the one file carrying kernels, %s, %s code for it\n", rs[e->kernels_first].file,
+			       e->gpu_lacking[g] ? "has no" : "has");
 		else if (!e->gpu_lacking[g])
 			printf("each of the %d files carrying kernels has code for it\n", e->with_kernels);
 		else
-			printf("%d of the %d files carrying kernels have no code it can run, first %s\n",
-			       e->gpu_lacking[g], e->with_kernels, rs[e->gpu_first[g]].file);
+			printf("%d of the %d file%s carrying kernels %s no code it can run, first %s\n", e->gpu_lacking[g],
+			       e->with_kernels, plural(e->with_kernels), e->gpu_lacking[g] == 1 ? "has" : "have",
+			       rs[e->gpu_first[g]].file);
 	}
 }
 
-void env_print_text(const struct env *e, const struct result *rs, size_t n, const struct opts *o)
+/* The verdict's line: the file and the reason that decide, or what it runs on. */
+static void print_verdict(const struct env *e, const struct result *rs, const struct opts *o)
 {
 	char d[64], why[1536];
-	if (!n) {
-		printf("environment: no file to judge: any driver will do\n");
-		return;
-	}
-	printf("environment: %zu file%s", n, n == 1 ? "" : "s");
 	if (e->decider >= 0) {
 		const struct result *r = &rs[e->decider];
 		reason(r, o, why, sizeof why);
@@ -142,26 +169,36 @@ void env_print_text(const struct env *e, const struct result *rs, size_t n, cons
 			check_driver_name(o->versus, d, sizeof d);
 		else
 			snprintf(d, sizeof d, "the driver and GPUs given");
-		printf(": verdict: will not run on %s: decided by %s: %s", d, r->file, why);
+		printf(": verdict: will not run on %s%s: decided by %s: %s", d,
+		       weight(r) == WEIGHT_IMPORTS ? " without cushim" : "", r->file, why);
 		if (e->failing > 1)
 			printf(" (%d files fail in all)", e->failing);
 		printf("\n");
 	} else if (o->versus) {
-		printf(": verdict: runs on %s%s\n", check_driver_name(o->versus, d, sizeof d),
-		       e->status == CLI_ERROR ? " as far as the files that could be read tell" : "");
+		printf(": verdict: runs on %s", check_driver_name(o->versus, d, sizeof d));
+		if (e->adapted)
+			printf(" under cushim, whose adapters serve %d import%s the driver lacks (in %d file%s)", e->adapted,
+			       plural(e->adapted), e->adapted_files, plural(e->adapted_files));
+		printf("%s\n", e->status == CLI_ERROR ? ", as far as the files that could be read tell" : "");
 	} else {
 		printf("\n");
 	}
-	if (e->need)
-		printf("environment: needs %s or newer, set by %s\n", check_driver_name(e->need, d, sizeof d),
-		       rs[e->limiter].file);
-	else
-		printf("environment: any driver will do\n");
-	print_gpus(e, rs, o);
+}
+
+/* Whether the least driver the tree needs is set by imports cushim's
+ * adapters serve: then it is what the tree needs without cushim. */
+static int need_without_cushim(const struct env *e, const struct result *rs)
+{
+	return e->need && rs[e->limiter].v.decided_by == BY_IMPORTS && rs[e->limiter].nadapted;
+}
+
+static void print_cautions(const struct env *e, const struct result *rs)
+{
+	char d[64], why[1536];
 	if (e->optional) {
 		const struct unfound *u = &rs[e->optional_first].unfound[0];
 		printf("environment: caution: %d Python extension module%s cannot be imported (each fails only if "
-		       "something imports it): first %s needs %s%s\n", e->optional, e->optional > 1 ? "s" : "",
+		       "something imports it): first %s needs %s%s\n", e->optional, plural(e->optional),
 		       rs[e->optional_first].file, u->name, check_unfound_tail(u, why, sizeof why));
 	}
 	if (e->lacking) {
@@ -177,89 +214,22 @@ void env_print_text(const struct env *e, const struct result *rs, size_t n, cons
 		       check_driver_name(rs[e->jit].jit.need, d, sizeof d));
 }
 
-/* What a wheel's line says of its members. */
-static void print_members(const struct tree_input *in, const struct opts *o)
+void env_print_text(const struct env *e, const struct result *rs, size_t n, const struct opts *o)
 {
-	if (!in->files)
-		printf(": it holds no ELF file or GPU code (%zu member%s): nothing to judge", in->members,
-		       plural(in->members));
+	char d[64];
+	if (!n) {
+		printf("environment: no file to judge: any driver will do\n");
+		return;
+	}
+	printf("environment: %zu file%s", n, plural(n));
+	print_verdict(e, rs, o);
+	if (e->need)
+		printf("environment: %sneeds %s or newer, set by %s\n", need_without_cushim(e, rs) ? "without cushim " : "",
+		       check_driver_name(e->need, d, sizeof d), rs[e->limiter].file);
 	else
-		printf(": %zu of its %zu member%s judged", in->files, in->members, plural(in->members));
-	if (o->verbose) {
-		unsigned long k = tree_wheel_opens(in->path);
-		printf(" (the archive opened %lu time%s to read it)", k, k == 1 ? "" : "s");
-	}
-}
-
-static void print_input(const struct tree_input *in, const char *python, const struct opts *o)
-{
-	switch (in->kind) {
-	case INPUT_WHEEL:
-		printf("%s: a wheel", in->path);
-		print_members(in, o);
-		break;
-	case INPUT_ZIP:
-		printf("%s: a zip archive, not a wheel (no NAME.dist-info/WHEEL in it)", in->path);
-		print_members(in, o);
-		break;
-	case INPUT_PYTHON:
-		printf("%s: the interpreter %s", in->path, in->about ? in->about : "(it did not say its path)");
-		break;
-	default:
-		if (in->kind == INPUT_SITE)
-			printf("%s: site-packages %s", python, in->path);
-		else
-			printf("%s: a folder", in->path);
-		if (in->missing) {
-			printf(": does not exist; not read\n");
-			return;
-		}
-		if (in->files)
-			printf(": %zu file%s judged", in->files, plural(in->files));
-		else
-			printf(": it holds no ELF file or GPU code: nothing to judge");
-		if (in->system)
-			printf(" (/proc, /sys, /dev and /run are not walked)");
-	}
-	printf("\n");
-}
-
-/* One line for each thing read: what it is, and how many files of it were
- * judged. */
-void env_print_inputs(const struct tree *t, const struct opts *o)
-{
-	const char *python = "python";
-	for (size_t i = 0; i < t->ninputs; i++) {
-		if (t->inputs[i].kind == INPUT_PYTHON)
-			python = t->inputs[i].path;
-		print_input(&t->inputs[i], python, o);
-	}
-}
-
-static const char *const input_kinds[] = { "folder", "wheel", "zip", "site-packages", "python" };
-
-static void json_inputs(const struct tree *t)
-{
-	printf(", \"inputs\": [");
-	for (size_t i = 0; i < t->ninputs; i++) {
-		const struct tree_input *in = &t->inputs[i];
-		printf("%s{\"path\": ", i ? ", " : "");
-		json_string(stdout, in->path);
-		printf(", \"kind\": \"%s\", \"files\": %zu", input_kinds[in->kind], in->files);
-		if (in->kind == INPUT_WHEEL || in->kind == INPUT_ZIP)
-			printf(", \"members\": %zu, \"archive_opens\": %lu", in->members, tree_wheel_opens(in->path));
-		if (in->kind == INPUT_SITE)
-			printf(", \"exists\": %s", in->missing ? "false" : "true");
-		if (in->kind == INPUT_PYTHON) {
-			printf(", \"interpreter\": ");
-			if (in->about)
-				json_string(stdout, in->about);
-			else
-				printf("null");
-		}
-		printf("}");
-	}
-	printf("]");
+		printf("environment: any driver will do\n");
+	print_gpus(e, rs, o);
+	print_cautions(e, rs);
 }
 
 /* By default the files that limit the tree: those that fail, and those
@@ -293,7 +263,13 @@ void env_print_row(const struct result *r, const struct opts *o)
 		printf("  %s: caution: %s\n", r->file, why);
 	}
 	if (check_status(r) != CLI_FAIL && !optional_module(r) && r->v.need) {
-		printf("  %s: needs %s, set by %s\n", r->file, check_driver_name(r->v.need, d, sizeof d), set_by(r));
+		int adapted = r->v.decided_by == BY_IMPORTS && r->nadapted;
+		printf("  %s: %sneeds %s, set by %s", r->file, adapted ? "without cushim " : "",
+		       check_driver_name(r->v.need, d, sizeof d), set_by(r));
+		if (adapted)
+			printf("; under cushim its adapters serve %d import%s the driver lacks", r->nadapted,
+			       plural(r->nadapted));
+		printf("\n");
 	}
 	if (r->v.jit_too_new)
 		printf("  %s: caution: %s %s's default PTX needs %s\n", r->file, cli_jit_name(r->jit.kind),
@@ -325,6 +301,6 @@ void env_print_json(const struct env *e, const struct result *rs, const struct o
 		       check_gpu_name(o, g, name, sizeof name), e->gpu_lacking[g] ? "false" : "true", e->gpu_lacking[g]);
 	}
 	printf("]");
-	json_inputs(t);
+	env_print_inputs_json(t);
 	printf("}");
 }

@@ -29,7 +29,7 @@ static void print_import_rows(const struct result *r)
 			printf("  %-*s  %5s  unknown (not in the CUDA %s headers cushim was built from)\n", w,
 			       im->name, "?", cli_version(CUDA_VERSION));
 		else if (im->adapter)
-			printf("  %-*s  %5s  adapted: served by %s when %s\n", w, im->name,
+			printf("  %-*s  %5s  adapted: served by %s (%s)\n", w, im->name,
 			       cli_version(cushim_syms[im->idx].version), im->adapter->older, im->adapter->condition);
 		else
 			printf("  %-*s  %5s%s\n", w, im->name, cli_version(cushim_syms[im->idx].version),
@@ -44,8 +44,12 @@ static void print_imports_against(const struct result *r, const struct opts *o, 
 		snprintf(who, sizeof who, "the driver here (CUDA %s)", cli_version(o->versus));
 	else
 		snprintf(who, sizeof who, "a CUDA %s driver", cli_version(o->versus));
-	if (r->nmissing)
+	if (r->nmissing && known == 1)
+		printf("%s: %s lacks its one driver import\n", r->file, who);
+	else if (r->nmissing)
 		printf("%s: %s lacks %d of its %zu driver imports\n", r->file, who, r->nmissing, known);
+	else if (known == 1)
+		printf("%s: %s provides its one driver import\n", r->file, who);
 	else
 		printf("%s: %s provides all %zu driver imports\n", r->file, who, known);
 	if (r->nadapted)

@@ -81,6 +81,8 @@ struct result {
 struct env {
 	int status, nfiles, need, unfound, unloadable, failing, with_kernels;
 	int lacking;                /* files that cannot load for want of a library that is not CUDA's (a caution) */
+	int adapted, adapted_files; /* imports cushim's adapters serve, and the files that have them */
+	long kernels_first;         /* the first file carrying kernels */
 	long lacking_first;
 	long decider, limiter;      /* the files that decide: -1 none */
 	long jit;                   /* the JIT compiler whose default PTX needs the newest driver: -1 none */
@@ -93,8 +95,10 @@ void env_judge(struct env *e, const struct result *rs, size_t n, const struct op
 void env_print_text(const struct env *e, const struct result *rs, size_t n, const struct opts *o);
 struct tree;
 void env_print_json(const struct env *e, const struct result *rs, const struct opts *o, const struct tree *t);
-/* One line for each folder, wheel and interpreter read (check-tree.h). */
+/* One line for each folder, wheel and interpreter read (check-inputs.c),
+ * and the environment's "inputs" in --json. */
 void env_print_inputs(const struct tree *t, const struct opts *o);
+void env_print_inputs_json(const struct tree *t);
 int env_limits(const struct env *e, const struct result *r);
 int env_status(const struct result *r); /* check_status, but CLI_OK for a module that cannot load */
 void env_print_row(const struct result *r, const struct opts *o);
