@@ -125,6 +125,11 @@ int cli_ld_search(const char *name, const char *rpath, const char *runpath,
  * is none; *bad is CUSHIM_DRIVER when it was set and passed over, else NULL. */
 int cli_real_driver(char *out, size_t size, const char **bad);
 
+/* ---- C++ names (demangle.c) ---- */
+/* name demangled into buf ("app::launch(int)"), or name itself when it is
+ * no C++ name or there is no demangler. */
+const char *cli_demangle(const char *name, char *buf, size_t size);
+
 /* ---- JSON output (json.c) ---- */
 void json_string(FILE *f, const char *s);
 
