@@ -226,6 +226,8 @@ void env_print_text(const struct env *e, const struct result *rs, size_t n, cons
 	if (e->need)
 		printf("environment: %sneeds %s or newer, set by %s\n", need_without_cushim(e, rs) ? "without cushim " : "",
 		       check_driver_name(e->need, d, sizeof d), rs[e->limiter].file);
+	else if (e->decider >= 0 && weight(&rs[e->decider]) == WEIGHT_LIBRARIES)
+		printf("environment: no file needs a particular driver: a library stops it, whatever the driver\n");
 	else
 		printf("environment: any driver will do\n");
 	print_gpus(e, rs, o);

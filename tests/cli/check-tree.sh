@@ -131,6 +131,7 @@ run_cmd empty "$CUSHIM" check --driver-version=12.2 "$R"
 expect_rc empty 1
 head -n 1 "$T/empty.out" | grep -q "verdict: will not run on any driver: decided by $R/bin/app: it needs libz.so.1, and the loader stops at $R/bin/../lib/libz.so.1: it is empty (0 bytes): \"file too short\"" ||
 	fail "empty: the empty libz.so.1 is not the verdict: $(cat "$T/empty.out")"
+grep -q "^environment: any driver will do" "$T/empty.out" && fail "empty: any driver will do, yet none will: $(cat "$T/empty.out")"
 head -c 3000 "$T/elsewhere/libz.so.1" >"$R/lib/libz.so.1"
 run_cmd cut "$CUSHIM" check --driver-version=12.2 "$R/bin"
 expect_rc cut 1
