@@ -85,7 +85,7 @@ static void flush_locked(struct tbuf *b)
 			if (n == 0)
 				n = 4096;
 		}
-		cushim_write_all(cushim_log_fd(), b->data + off, n);
+		cushim_log_write(b->data + off, n);
 		off += n;
 	}
 	b->len = 0;
@@ -219,7 +219,7 @@ void cushim_trace_call(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const u
 		char tmp[LINE_MAX_LEN];
 		int tid = (int)syscall(SYS_gettid);
 		if (text)
-			cushim_write_all(cushim_log_fd(), tmp, format_line(tmp, sizeof tmp, tid, i, r, t0, t1, argv));
+			cushim_log_write(tmp, format_line(tmp, sizeof tmp, tid, i, r, t0, t1, argv));
 		if (timeline)
 			cushim_timeline_direct(tid, i, r, t0, t1, argv);
 		return;
