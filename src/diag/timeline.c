@@ -269,6 +269,7 @@ static char tl_path[4096];
 /* A write failed (a full disk, say): said once, and nothing more is
  * written, so that the file holds whole events up to there. */
 static int lost, lost_said;
+static __thread int my_writes __attribute__((tls_model("initial-exec")));
 
 static void write_or_lose(const char *buf, size_t n)
 {
@@ -282,9 +283,11 @@ static void write_or_lose(const char *buf, size_t n)
 void cushim_timeline_write(const char *buf, size_t n)
 {
 	__atomic_add_fetch(&writers, 1, __ATOMIC_SEQ_CST);
+	my_writes++;
 	if (!__atomic_load_n(&closed, __ATOMIC_SEQ_CST) &&
 	    (__atomic_load_n(&tl_state, __ATOMIC_ACQUIRE) == OPEN || open_pending()))
 		write_or_lose(buf, n);
+	my_writes--;
 	__atomic_sub_fetch(&writers, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -484,15 +487,17 @@ void cushim_timeline_child(void)
 	tl_state = PENDING;
 	tl_pid = (int)getpid();
 	writers = closed = 0; /* the threads that counted are gone */
+	my_writes = 0;
 }
 
-/* At exit, once every buffer is written: close the array. */
+/* At exit, once every buffer is written: close the array.  Writers of other
+ * threads are given a while to end; one this thread was in the middle of
+ * (a signal handler that called exit) never ends before this returns. */
 void cushim_timeline_finish(void)
 {
-	if (__atomic_load_n(&tl_state, __ATOMIC_ACQUIRE) != OPEN)
+	if (__atomic_load_n(&tl_state, __ATOMIC_ACQUIRE) != OPEN || __atomic_exchange_n(&closed, 1, __ATOMIC_SEQ_CST))
 		return;
-	__atomic_store_n(&closed, 1, __ATOMIC_SEQ_CST);
-	for (int spins = 0; __atomic_load_n(&writers, __ATOMIC_SEQ_CST) && spins < 100000; spins++)
+	for (int spins = 0; __atomic_load_n(&writers, __ATOMIC_SEQ_CST) > my_writes && spins < 100000; spins++)
 		sched_yield();
 	write_or_lose(CUSHIM_TL_CLOSE, sizeof CUSHIM_TL_CLOSE - 1);
 }
