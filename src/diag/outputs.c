@@ -62,13 +62,15 @@ void cushim_run_forked(void)
 enum { TAKEN = -2 };
 
 /* Whether the file names this run: a process of it wrote it (the timeline's
- * bootstrap event and the summary both say "run"). */
+ * bootstrap event and the summary both say "run"), or this very process
+ * before an exec, when it started a run of its own (its pid begins it). */
 static int this_run(int fd)
 {
-	char buf[8192], needle[64];
+	char buf[8192], needle[64], self[32];
 	ssize_t n = pread(fd, buf, sizeof buf, 0);
 	int m = snprintf(needle, sizeof needle, "\"%s\"", cushim_run_id);
-	return n > 0 && memmem(buf, (size_t)n, needle, (size_t)m) != NULL;
+	int k = snprintf(self, sizeof self, "\"%ld-", (long)getpid());
+	return n > 0 && (memmem(buf, (size_t)n, needle, (size_t)m) || memmem(buf, (size_t)n, self, (size_t)k));
 }
 
 /* path for this process alone: the fd, TAKEN, CUSHIM_REFUSED (why says

@@ -110,7 +110,7 @@ static void to_log(const char *buf, size_t len, int log_is_file)
 }
 
 void cushim_summary_write(const struct cushim_summary_row *rows, unsigned n, uint64_t calls, double ns_per_tick,
-			  int log_is_file)
+			  int log_is_file, int keep)
 {
 	size_t size = 512 + (size_t)n * 256 + CUSHIM_CAUSES_JSON_MAX;
 	char *buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -135,9 +135,10 @@ void cushim_summary_write(const struct cushim_summary_row *rows, unsigned n, uin
 		} else {
 			t.p = NULL;
 		}
-		if (summary_fd >= 0)
+		if (summary_fd >= 0 && !keep) {
 			close(summary_fd);
-		summary_fd = -1;
+			summary_fd = -1;
+		}
 	}
 	if (t.p && !(cushim_conf.summary == 2 && forked && calls == 0)) {
 		t = (struct text){ buf, size };

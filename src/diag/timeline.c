@@ -270,6 +270,7 @@ static char tl_path[4096];
  * written, so that the file holds whole events up to there. */
 static int lost, lost_said;
 static __thread int my_writes __attribute__((tls_model("initial-exec")));
+static off_t exec_end = -1; /* an exec's bracket begins there: cut off when the exec fails */
 
 static void write_or_lose(const char *buf, size_t n)
 {
@@ -488,16 +489,41 @@ void cushim_timeline_child(void)
 	tl_pid = (int)getpid();
 	writers = closed = 0; /* the threads that counted are gone */
 	my_writes = 0;
+	exec_end = -1;
 }
 
-/* At exit, once every buffer is written: close the array.  Writers of other
- * threads are given a while to end; one this thread was in the middle of
- * (a signal handler that called exit) never ends before this returns. */
-void cushim_timeline_finish(void)
+/* Close the array, once; where it ends before the bracket in *end (or -1).
+ * Writers of other threads are given a while to end; one this thread was in
+ * the middle of (a signal handler that called exit or exec) never ends
+ * before this returns. */
+static void close_array(off_t *end)
 {
+	*end = -1;
 	if (__atomic_load_n(&tl_state, __ATOMIC_ACQUIRE) != OPEN || __atomic_exchange_n(&closed, 1, __ATOMIC_SEQ_CST))
 		return;
 	for (int spins = 0; __atomic_load_n(&writers, __ATOMIC_SEQ_CST) > my_writes && spins < 100000; spins++)
 		sched_yield();
+	*end = lseek(tl_fd, 0, SEEK_END);
 	write_or_lose(CUSHIM_TL_CLOSE, sizeof CUSHIM_TL_CLOSE - 1);
+}
+
+/* At exit, once every buffer is written: close the array. */
+void cushim_timeline_finish(void)
+{
+	off_t end;
+	close_array(&end);
+}
+
+/* An exec closes the array as the exit does, so that the file is whole
+ * when the new program runs; where the exec fails, the bracket is cut off
+ * again and the file goes on. */
+void cushim_timeline_exec(int before)
+{
+	if (before) {
+		close_array(&exec_end);
+	} else if (exec_end >= 0) {
+		if (ftruncate(tl_fd, exec_end) == 0)
+			__atomic_store_n(&closed, 0, __ATOMIC_SEQ_CST);
+		exec_end = -1;
+	}
 }

@@ -69,6 +69,7 @@ struct tbuf {
 	char *tl;          /* the timeline's events (timeline.c), NULL without one */
 	size_t tllen;
 	int tl_tid;        /* the thread the timeline has named for this buffer */
+	size_t sent, tlsent; /* what of data and tl is written already: a flush in progress, or an exec */
 	int held;          /* prefork took it: postfork gives it back in the parent */
 	int stale;         /* a forked child's copy, held by the call its fork interrupted: emptied at its next take */
 	char data[TBUF_SIZE];
@@ -87,25 +88,33 @@ static int log_is_file; /* one write of whole lines is atomic there; pipes need 
 static int text_lines;  /* as cushim_lines, for the text trace alone */
 static int timeline;    /* CUSHIM_TIMELINE's file is open */
 
-static void flush_locked(struct tbuf *b)
+/* What b holds, written; sent and tlsent follow, so that an exec from a
+ * signal handler that interrupted this writes only the rest. */
+static void write_held(struct tbuf *b)
 {
-	size_t off = 0;
-	while (off < b->len) {
-		size_t n = b->len - off;
+	while (b->sent < b->len) {
+		size_t n = b->len - b->sent;
 		if (n > 4096 && !log_is_file) { /* PIPE_BUF: cut at the last whole line */
 			n = 4096;
-			while (n > 0 && b->data[off + n - 1] != '\n')
+			while (n > 0 && b->data[b->sent + n - 1] != '\n')
 				n--;
 			if (n == 0)
 				n = 4096;
 		}
-		cushim_log_write(b->data + off, n);
-		off += n;
+		cushim_log_write(b->data + b->sent, n);
+		b->sent += n;
 	}
-	b->len = 0;
-	if (b->tllen)
-		cushim_timeline_write(b->tl, b->tllen);
-	b->tllen = 0;
+	if (b->tlsent < b->tllen) {
+		cushim_timeline_write(b->tl + b->tlsent, b->tllen - b->tlsent);
+		b->tlsent = b->tllen;
+	}
+}
+
+static void flush_locked(struct tbuf *b)
+{
+	write_held(b);
+	b->len = b->sent = 0;
+	b->tllen = b->tlsent = 0;
 }
 
 /* b's busy flag, taken without waiting: 1, or 0 where another holds it.  A
@@ -115,7 +124,7 @@ static inline int take(struct tbuf *b)
 	if (__atomic_exchange_n(&b->busy, 1, __ATOMIC_ACQUIRE))
 		return 0;
 	if (__builtin_expect(b->stale, 0)) {
-		b->len = b->tllen = 0;
+		b->len = b->tllen = b->sent = b->tlsent = 0;
 		b->tl_tid = 0;
 		b->stale = 0;
 	}
@@ -353,7 +362,7 @@ static void child_buffers(void)
 		}
 		if (b != my_tbuf)
 			b->free = 1;
-		b->len = b->tllen = 0;
+		b->len = b->tllen = b->sent = b->tlsent = 0;
 		b->tl_tid = 0;
 		b->held = 0;
 		b->busy = 0;
@@ -420,6 +429,8 @@ static unsigned collect_rows(struct cushim_summary_row *rows, uint64_t *calls)
  * no destructor: its timeline stays cut and its summary file empty, as a
  * killed one's.  A buffer whose owner is in the middle of a line stays
  * unwritten.  The summary is written after list_lock is let go. */
+static int exiting; /* the exit has begun: an exec after it has nothing to add */
+
 __attribute__((destructor)) static void cushim_trace_exit(void)
 {
 	static struct cushim_summary_row rows[CUSHIM_NSYMS];
@@ -429,6 +440,7 @@ __attribute__((destructor)) static void cushim_trace_exit(void)
 
 	if (!cushim_tracing)
 		return;
+	__atomic_store_n(&exiting, 1, __ATOMIC_RELAXED);
 	lock_list(&old);
 	for (struct tbuf *b = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE); b; b = b->next)
 		if (take(b)) {
@@ -441,8 +453,56 @@ __attribute__((destructor)) static void cushim_trace_exit(void)
 	cushim_timeline_finish();
 	if (cushim_conf.summary) {
 		qsort(rows, n, sizeof *rows, by_total); /* most time first */
-		cushim_summary_write(rows, n, calls, cushim_ns_per_tick, log_is_file);
+		cushim_summary_write(rows, n, calls, cushim_ns_per_tick, log_is_file, 0);
 	}
+}
+
+/* ---- exec (exec.c) ---- */
+/* Before the process image is replaced: every thread's lines and events
+ * written, the timeline closed and the summary written, as at exit, so
+ * that an exec loses nothing the threads' calls made before it.  Another
+ * thread's buffer is had as at fork; this thread's own, where the exec
+ * comes from a signal handler that interrupted a line, is written whole but
+ * left to the line (sent, tlsent).  The summary's file stays open: if the
+ * exec fails, the exit writes it again.  A vfork child (another pid in its
+ * parent's memory) has nothing of its own here. */
+void cushim_trace_exec(void)
+{
+	struct cushim_summary_row *rows = NULL;
+	size_t size = CUSHIM_NSYMS * sizeof *rows;
+	uint64_t calls = 0;
+	unsigned n = 0;
+	sigset_t old;
+
+	if (!cushim_tracing || __atomic_load_n(&exiting, __ATOMIC_RELAXED) || getpid() != my_pid)
+		return;
+	lock_list(&old);
+	for (struct tbuf *b = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE); b; b = b->next) {
+		int mine = b == my_tbuf;
+		if (mine ? take(b) : take_waiting(b)) {
+			flush_locked(b);
+			give(b);
+		} else if (mine) {
+			write_held(b);
+		}
+	}
+	if (cushim_conf.summary &&
+	    (rows = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)) != MAP_FAILED)
+		n = collect_rows(rows, &calls);
+	unlock_list(&old);
+	cushim_timeline_exec(1);
+	if (rows && rows != MAP_FAILED) {
+		qsort(rows, n, sizeof *rows, by_total);
+		cushim_summary_write(rows, n, calls, cushim_ns_per_tick, log_is_file, 1);
+		munmap(rows, size);
+	}
+}
+
+/* The exec returned, so failed: the process goes on, and its timeline with it. */
+void cushim_trace_exec_failed(void)
+{
+	if (cushim_tracing && !__atomic_load_n(&exiting, __ATOMIC_RELAXED) && getpid() == my_pid)
+		cushim_timeline_exec(0);
 }
 
 void cushim_trace_start(void)

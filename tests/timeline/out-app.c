@@ -5,9 +5,12 @@
  *   out-app exec N    N on the main thread and N on a second one, which
  *                     stays alive; then the main thread execs
  *                     "out-app calls 1".  Prints "exec PID" first.
+ *   out-app execfail N  the same, but the exec fails (no such file): then
+ *                     1 call more and "done".
  *
  * Each prints "done" (or the exec line) on stdout. */
 #include <cuda.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,8 +50,9 @@ int main(int argc, char **argv)
 {
 	pthread_t th;
 
-	if (argc != 3 || (strcmp(argv[1], "calls") != 0 && strcmp(argv[1], "exec") != 0)) {
-		fprintf(stderr, "usage: out-app calls|exec N\n");
+	if (argc != 3 || (strcmp(argv[1], "calls") != 0 && strcmp(argv[1], "exec") != 0 &&
+			  strcmp(argv[1], "execfail") != 0)) {
+		fprintf(stderr, "usage: out-app calls|exec|execfail N\n");
 		return 2;
 	}
 	ncalls = atol(argv[2]);
@@ -66,6 +70,14 @@ int main(int argc, char **argv)
 	pthread_mutex_unlock(&done_lock);
 	printf("exec %ld\n", (long)getpid());
 	fflush(stdout);
+	if (strcmp(argv[1], "execfail") == 0) {
+		if (execl("/nonexistent/out-app", argv[0], "calls", "1", (char *)NULL) == -1 && errno == ENOENT) {
+			calls(1);
+			printf("done\n");
+			return 0;
+		}
+		return 2;
+	}
 	execl("/proc/self/exe", argv[0], "calls", "1", (char *)NULL);
 	perror("out-app: exec");
 	return 2;
