@@ -267,7 +267,8 @@ size_t cushim_timeline_event(char *buf, size_t size, int *named, int tid, unsign
 static int open_pending(void);
 static char tl_path[4096];
 /* A write failed (a full disk, say): said once, and nothing more is
- * written, so that the file holds whole events up to there. */
+ * written, so that the file holds whole events up to there (and perhaps
+ * part of the one being written, which --repair drops). */
 static int lost, lost_said;
 static __thread int my_writes __attribute__((tls_model("initial-exec")));
 static off_t exec_end = -1; /* an exec's bracket begins there: cut off when the exec fails */

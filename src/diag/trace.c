@@ -14,8 +14,9 @@
  * buffer is this very thread (a signal handler that forks or exits while its
  * thread was in the middle of a line), the buffer is left to that call, and
  * a wait for another thread's buffer is bounded.  Nothing here holds
- * list_lock across the loader, the driver or stdio: only write(2) runs under
- * it. */
+ * list_lock across the loader, the driver or stdio: under it run write(2),
+ * the open of a forked child's timeline file at its first event, and the
+ * message of a failed write. */
 #include "table.h"
 #include "conf.h"
 #include "outputs.h"
