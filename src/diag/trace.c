@@ -425,13 +425,13 @@ static unsigned collect_rows(struct cushim_summary_row *rows, uint64_t *calls)
 	return n;
 }
 
+static int exiting; /* the exit has begun: an exec after it has nothing to add */
+
 /* At exit: every buffer written, the timeline closed, the summary.  A
  * process that ends with _exit (Python's fork and forkserver workers) runs
  * no destructor: its timeline stays cut and its summary file empty, as a
  * killed one's.  A buffer whose owner is in the middle of a line stays
  * unwritten.  The summary is written after list_lock is let go. */
-static int exiting; /* the exit has begun: an exec after it has nothing to add */
-
 __attribute__((destructor)) static void cushim_trace_exit(void)
 {
 	static struct cushim_summary_row rows[CUSHIM_NSYMS];
