@@ -125,21 +125,31 @@ static void to_report(const char *text, size_t n)
 	close(fd);
 }
 
+/* The log file failed (err): said once, on stderr and to cushim run.  Its
+ * own frame: a signal handler's trace line keeps its small stack. */
+static __attribute__((noinline)) void log_file_lost(int err)
+{
+	char line[4200];
+	int m;
+
+	if (__atomic_exchange_n(&log_lost, 1, __ATOMIC_ACQ_REL))
+		return;
+	m = snprintf(line, sizeof line, "cushim: cannot write CUSHIM_LOG_FILE %s: %s; what follows in it is lost\n",
+		     log_path, strerror(err));
+	if (m > 0 && (size_t)m < sizeof line) {
+		cushim_write_all(2, line, (size_t)m);
+		to_report(line + 8, (size_t)m - 9);
+	}
+}
+
 int cushim_log_write(const char *buf, size_t n)
 {
 	int fd = log_fd;
-	char line[4200];
 
 	if (cushim_write_all(fd, buf, n) == 0)
 		return 0;
-	if (fd != 2 && !__atomic_exchange_n(&log_lost, 1, __ATOMIC_ACQ_REL)) {
-		int m = snprintf(line, sizeof line, "cushim: cannot write CUSHIM_LOG_FILE %s: %s; what follows in it "
-				 "is lost\n", log_path, strerror(errno));
-		if (m > 0 && (size_t)m < sizeof line) {
-			cushim_write_all(2, line, (size_t)m);
-			to_report(line + 8, (size_t)m - 9);
-		}
-	}
+	if (fd != 2)
+		log_file_lost(errno);
 	return -1;
 }
 
