@@ -132,3 +132,12 @@ tests_hardening_bad_memory_app_LDADD = -lcuda $(LIBS)
 EXTRA_tests_hardening_bad_memory_app_DEPENDENCIES = $(FAKE_APP_DEPS) $(FAKE_NO_RUNTIME)
 TESTS += tests/hardening/bad-pointers.sh tests/hardening/sandbox.sh
 EXTRA_DIST += tests/hardening/bad-pointers.sh tests/hardening/sandbox.sh
+# A fork from a signal handler while its thread is inside a traced call.
+check_PROGRAMS += tests/hardening/sigfork-app
+tests_hardening_sigfork_app_CPPFLAGS = $(FAKE_APP_INCLUDES)
+tests_hardening_sigfork_app_LDFLAGS = $(FAKE_APP_LINK)
+tests_hardening_sigfork_app_LDADD = -lcuda
+EXTRA_tests_hardening_sigfork_app_DEPENDENCIES = $(FAKE_APP_DEPS)
+TESTS += tests/hardening/sigfork.sh
+EXTRA_DIST += tests/hardening/sigfork.sh
+tests/hardening/sigfork.log: libcushim.la tests/hardening/sigfork-app$(EXEEXT) $(FAKE_DRIVERS) $(FAKE_NO_RUNTIME)
