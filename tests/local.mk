@@ -6,7 +6,7 @@
 #   whitebox   the library's insides: adapters, stubs (Check and C)
 #   unit       the library's parts alone: settings, trace formatting, loader search (Check)
 #   table, cli, hardening, fuzz, timeline, cluster, package, realdrv,
-#   compat, cross, gpu, bench
+#   compat, cross, wheel, gpu, bench
 #   layout     the structure of src/: no cycle between files (tools/depgraph.py)
 EXTRA_DIST += tests/oracle/README.md tests/oracle/capture-procaddress.c \
 	tests/oracle/cuGetProcAddress-driver-580.159.04.tsv tests/oracle/libcuda-580.159.04-exports.txt
@@ -26,6 +26,7 @@ include tests/package/local.mk
 include tests/realdrv/local.mk
 include tests/compat/local.mk
 include tests/cross/local.mk
+include tests/wheel/local.mk
 include tests/gpu/local.mk
 include tests/bench/local.mk
 include tests/layout/local.mk

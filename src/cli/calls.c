@@ -5,6 +5,7 @@
  * (cli_runtime_entry) answers yes.  Without a symbol table (a stripped file) or on
  * another machine it cannot tell. */
 #include "config.h"
+#include "cli.h"
 #include "cudart.h"
 #include "gpucode.h"
 #include <ctype.h>
@@ -143,7 +144,9 @@ int cli_runtime_called(Elf *elf, char *why, size_t whysize)
 	for (size_t i = 0; i < own.n; i++) {
 		const struct fn *hit = first_call(elf, eh.e_machine, &own.v[i], &api, &budget);
 		if (hit) {
-			snprintf(why, whysize, "%s calls %s", own.v[i].name, hit->name);
+			char caller[512], callee[512];
+			snprintf(why, whysize, "%s calls %s", cli_demangle(own.v[i].name, caller, sizeof caller),
+				 cli_demangle(hit->name, callee, sizeof callee));
 			answer = 1;
 			break;
 		}

@@ -27,8 +27,7 @@ void check_print_json_head(const struct opts *o)
 	       o->versus_branch ? "\"option (a driver branch)\"" : "\"option\"");
 	printf(",\n  \"gpus\": [");
 	for (int i = 0; i < o->ngpus; i++) {
-		snprintf(g, sizeof g, "sm_%d%d", o->gpus[i].major, o->gpus[i].minor);
-		printf("%s\"%s\"", i ? ", " : "", g);
+		printf("%s\"%s\"", i ? ", " : "", check_gpu_name(o, i, g, sizeof g));
 	}
 	printf("], \"gpus_from\": %s", o->gpus_from ? (strcmp(o->gpus_from, "driver") == 0 ? "\"driver\"" :
 							 "\"option\"") : "null");
@@ -143,9 +142,9 @@ static void json_fits(const struct result *r, const struct opts *o)
 	printf(",\n    \"on_gpus\": [");
 	for (int i = 0; i < o->ngpus; i++) {
 		const struct cli_gpu_fit *fit = &r->v.fits[i];
-		char name[48];
-		printf("%s{\"gpu\": \"sm_%d%d\", ", i ? ", " : "", o->gpus[i].major, o->gpus[i].minor);
-		if (!kernels) {
+		char name[48], g[16];
+		printf("%s{\"gpu\": \"%s\", ", i ? ", " : "", check_gpu_name(o, i, g, sizeof g));
+		if (!kernels || r->v.fit_unknown[i]) {
 			printf("\"runs\": null, \"how\": null, \"image\": null}");
 			continue;
 		}
@@ -168,17 +167,48 @@ static void json_verdict(const struct result *r)
 	for (int by = BY_RUNTIME; by <= BY_IMPORTS; by++)
 		if (r->v.blocked[by])
 			printf("%s%s", k++ ? ", " : "", by_names[by]);
-	if (r->nunfound)
+	if (r->nfatal)
 		printf("%s\"libraries\"", k ? ", " : "");
 	printf("], \"cushim_can_help\": %s}", r->v.blocked[BY_IMPORTS] && !r->v.blocked[BY_RUNTIME] &&
-	       !r->v.blocked[BY_GPU_CODE] && !r->nunfound ? "true" : "false");
+	       !r->v.blocked[BY_GPU_CODE] && !r->nfatal ? "true" : "false");
+}
+
+/* The libraries nothing provides (missing_libraries, and those of them
+ * that fail it), and those the loader stops at (unloadable_libraries). */
+static void json_unfound(const struct result *r)
+{
+	const char *keys[] = { "missing_libraries", "missing_libraries_that_fail_it" };
+	for (int fatal = 0; fatal < 2; fatal++) {
+		int k = 0;
+		printf(", \"%s\": [", keys[fatal]);
+		for (size_t i = 0; i < r->nunfound; i++) {
+			if (r->unfound[i].path || (fatal && !r->unfound[i].fatal))
+				continue;
+			printf(k++ ? ", " : "");
+			json_string(stdout, r->unfound[i].name);
+		}
+		printf("]");
+	}
+	printf(", \"unloadable_libraries\": [");
+	for (size_t i = 0, k = 0; i < r->nunfound; i++) {
+		if (!r->unfound[i].path)
+			continue;
+		printf("%s{\"name\": ", k++ ? ", " : "");
+		json_string(stdout, r->unfound[i].name);
+		printf(", \"path\": ");
+		json_string(stdout, r->unfound[i].path);
+		printf(", \"why\": ");
+		json_string(stdout, r->unfound[i].why);
+		printf("}");
+	}
+	printf("]");
 }
 
 static const char *status_name(const struct result *r)
 {
 	if (r->error || r->gpu.error[0])
 		return "error";
-	if (r->v.blocked[BY_RUNTIME] || r->v.blocked[BY_GPU_CODE] || r->nunfound)
+	if (r->v.blocked[BY_RUNTIME] || r->v.blocked[BY_GPU_CODE] || r->nfatal)
 		return "fail";
 	return r->nmissing ? "missing" : "pass";
 }
@@ -222,10 +252,6 @@ void check_print_json_file(const struct result *r, const struct opts *o, int fir
 	json_gpucode(r);
 	json_fits(r, o);
 	json_verdict(r);
-	printf(", \"missing_libraries\": [");
-	for (size_t k = 0; k < r->nunfound; k++) {
-		printf(k ? ", " : "");
-		json_string(stdout, r->unfound[k]);
-	}
-	printf("]}");
+	json_unfound(r);
+	printf("}");
 }

@@ -61,6 +61,24 @@ static void judge_runtime(struct result *r, const struct opts *o)
 		v->blocked[BY_RUNTIME] = 1;
 }
 
+/* A family named (sm_100f: any GPU of major 10 from 10.0 up) is judged as its
+ * first GPU where that answer holds for all of them: code that is not
+ * arch-specific for X.Y runs on X.Z, Z >= Y, too.  It does not hold when the
+ * code found is arch-specific (sm_100a runs on 10.0 alone), or when a later
+ * GPU of the family has SASS of its own and the first has none. */
+static int family_differs(const struct fb_list *l, struct cli_gpu_arch g, const struct cli_gpu_fit *fit)
+{
+	if (fit->image && fit->image->variant == 'a')
+		return 1;
+	if (fit->how == GPU_SASS)
+		return 0;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->img[i].kind == FB_SASS && !l->img[i].empty && l->img[i].arch / 10 == g.major &&
+		    l->img[i].arch % 10 > g.minor)
+			return 1;
+	return 0;
+}
+
 static void judge_gpus(struct result *r, const struct opts *o)
 {
 	struct verdict *v = &r->v;
@@ -69,7 +87,9 @@ static void judge_gpus(struct result *r, const struct opts *o)
 	for (int i = 0; i < o->ngpus; i++) {
 		struct cli_gpu_fit *fit = &v->fits[i];
 		cli_gpu_fit(&r->gpu.list, o->gpus[i], o->versus, fit);
-		if (fit->how == GPU_NO_CODE || fit->how == GPU_PTX_TOO_NEW)
+		if (o->gpu_variant[i] == 'f' && family_differs(&r->gpu.list, o->gpus[i], fit))
+			v->fit_unknown[i] = 1;
+		else if (fit->how == GPU_NO_CODE || fit->how == GPU_PTX_TOO_NEW)
 			v->blocked[BY_GPU_CODE] = 1;
 	}
 }
@@ -81,7 +101,7 @@ static void judge_need(struct result *r, const struct opts *o)
 	v->need = r->needs;
 	v->decided_by = r->needs ? BY_IMPORTS : BY_NONE;
 	for (int i = 0; i < o->ngpus; i++)
-		if (v->fits[i].how == GPU_PTX || v->fits[i].how == GPU_PTX_TOO_NEW)
+		if (!v->fit_unknown[i] && (v->fits[i].how == GPU_PTX || v->fits[i].how == GPU_PTX_TOO_NEW))
 			if (v->fits[i].ptx_driver > v->need)
 				v->need = v->fits[i].ptx_driver, v->decided_by = BY_GPU_CODE;
 	if (v->runtime_need && v->runtime_need >= v->need)
@@ -104,7 +124,7 @@ int check_status(const struct result *r)
 {
 	if (r->error || r->gpu.error[0])
 		return CLI_ERROR;
-	if (r->nunfound)
+	if (r->nfatal)
 		return CLI_FAIL;
 	for (int by = BY_RUNTIME; by <= BY_IMPORTS; by++)
 		if (r->v.blocked[by])

@@ -15,8 +15,11 @@
 
 #define PY_OUT_MAX 16384
 
+/* The first line names the interpreter ("#PATH (Python X.Y.Z)"), each
+ * other line a folder. */
 static const char ask[] =
-	"import site, sysconfig\n"
+	"import site, sys, sysconfig\n"
+	"print('#%s (Python %s)' % (sys.executable, sys.version.split()[0]))\n"
 	"seen = []\n"
 	"for p in [sysconfig.get_paths()['purelib'], sysconfig.get_paths()['platlib']] + "
 	"(list(site.getsitepackages()) if hasattr(site, 'getsitepackages') else []) + "
@@ -55,18 +58,24 @@ static ssize_t run_python(const char *python, char *out, size_t size)
 
 int tree_python(struct tree *t, const char *interpreter)
 {
-	const char *python = interpreter && *interpreter ? interpreter : "python3";
+	const char *python = interpreter ? interpreter : "python3";
 	char out[PY_OUT_MAX], *save = NULL;
 	int walked = 0;
 	if (run_python(python, out, sizeof out) < 0) {
 		cli_error("--python: %s could not be asked for its site-packages (is it a Python interpreter?)", python);
 		return -1;
 	}
+	size_t py = t->ninputs; /* an index: the array grows as folders are added */
+	tree_input_add(t, python, INPUT_PYTHON);
 	for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (access(line, R_OK) != 0)
-			continue; /* a user site that was never made */
-		if (tree_walk(t, line) == 0)
+		if (line[0] == '#') {
+			free(t->inputs[py].about);
+			t->inputs[py].about = strdup(line + 1);
+		} else if (access(line, R_OK) != 0) {
+			tree_input_add(t, line, INPUT_SITE)->missing = 1; /* a user site never made */
+		} else if (tree_walk(t, line, INPUT_SITE) == 0) {
 			walked++;
+		}
 	}
 	if (!walked)
 		cli_error("--python: %s names no site-packages folder that exists", python);

@@ -45,16 +45,10 @@ static int section_fits(const GElf_Shdr *sh, off_t size)
 	return sh->sh_offset <= (GElf_Off)size && sh->sh_size <= (GElf_Off)size - sh->sh_offset;
 }
 
-/* A file that is not a regular, non-empty file: why, else NULL. */
-static const char *not_a_file(const struct stat *st)
+/* A regular file that holds nothing: why, else NULL. */
+static const char *empty_file(const struct stat *st)
 {
-	if (S_ISDIR(st->st_mode))
-		return "is a directory, not an ELF file";
-	if (!S_ISREG(st->st_mode))
-		return "is not a regular file";
-	if (st->st_size == 0)
-		return "is empty, not an ELF file";
-	return NULL;
+	return st->st_size == 0 ? "is empty, not an ELF file" : NULL;
 }
 
 /* A GPU code file, judged for its code alone: a fatbin (it begins with the
@@ -321,28 +315,30 @@ void check_read_memory(struct result *r, unsigned char *p, size_t n, const char 
 	elf_end(elf);
 }
 
+/* What is not a regular file is never opened: a FIFO would block the open,
+ * a device may act on it. */
 void check_read(struct result *r, const char *path)
 {
 	struct stat st;
-	const char *bad;
+	const char *bad, *type;
 	char why[512];
-	int fd = open(path, O_RDONLY | O_CLOEXEC), member = 0;
+	int fd = cli_open_regular(path, &st, &type), err = errno, member = 0;
 
-	if (fd < 0 && (member = check_read_wheel_member(r, path, check_read_memory, why, sizeof why)) < 0)
+	if (fd < 0 && !type && (member = check_read_wheel_member(r, path, check_read_memory, why, sizeof why)) < 0)
 		set_error(r, "%s", why);
 	if (member)
 		return;
-	if (fd < 0) {
-		set_error(r, "cannot be opened: %s", strerror(errno));
-		return;
-	}
-	if (fstat(fd, &st) != 0)
-		set_error(r, "cannot be read: %s", strerror(errno));
-	else if ((bad = not_a_file(&st)))
+	if (fd < 0 && type)
+		set_error(r, S_ISDIR(st.st_mode) ? "is %s, not an ELF file" : "is %s, not a regular file; not opened",
+			  type);
+	else if (fd < 0)
+		set_error(r, "cannot be opened: %s", strerror(err));
+	else if ((bad = empty_file(&st)))
 		set_error(r, "%s", bad);
 	else if (!read_raw_image(r, fd, st.st_size, path))
 		read_elf(r, fd, &st, path);
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 }
 
 void check_free(struct result *r)
@@ -359,9 +355,7 @@ void check_free(struct result *r)
 	free(r->rpath);
 	free(r->runpath);
 	free(r->soname);
-	for (size_t i = 0; i < r->nunfound; i++)
-		free(r->unfound[i]);
-	free(r->unfound);
+	check_free_unfound(r);
 	cli_gpucode_free(&r->gpu);
 }
 
@@ -395,6 +389,7 @@ long cli_check_wheel(const char *path)
 		check_read(&r, t.files[i]);
 		check_free(&r);
 	}
+	tree_wheels_done();
 	tree_free(&t);
 	return n;
 }

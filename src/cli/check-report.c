@@ -29,7 +29,7 @@ static void print_import_rows(const struct result *r)
 			printf("  %-*s  %5s  unknown (not in the CUDA %s headers cushim was built from)\n", w,
 			       im->name, "?", cli_version(CUDA_VERSION));
 		else if (im->adapter)
-			printf("  %-*s  %5s  adapted: served by %s when %s\n", w, im->name,
+			printf("  %-*s  %5s  adapted: served by %s (%s)\n", w, im->name,
 			       cli_version(cushim_syms[im->idx].version), im->adapter->older, im->adapter->condition);
 		else
 			printf("  %-*s  %5s%s\n", w, im->name, cli_version(cushim_syms[im->idx].version),
@@ -44,8 +44,12 @@ static void print_imports_against(const struct result *r, const struct opts *o, 
 		snprintf(who, sizeof who, "the driver here (CUDA %s)", cli_version(o->versus));
 	else
 		snprintf(who, sizeof who, "a CUDA %s driver", cli_version(o->versus));
-	if (r->nmissing)
+	if (r->nmissing && known == 1)
+		printf("%s: %s lacks its one driver import\n", r->file, who);
+	else if (r->nmissing)
 		printf("%s: %s lacks %d of its %zu driver imports\n", r->file, who, r->nmissing, known);
+	else if (known == 1)
+		printf("%s: %s provides its one driver import\n", r->file, who);
 	else
 		printf("%s: %s provides all %zu driver imports\n", r->file, who, known);
 	if (r->nadapted)
@@ -193,6 +197,29 @@ static void image_names(const struct fb_list *l, char *buf, size_t size)
 	}
 }
 
+const char *check_gpu_name(const struct opts *o, int i, char *buf, size_t size)
+{
+	char v[2] = { o->gpu_variant[i], '\0' };
+	snprintf(buf, size, "sm_%d%d%s", o->gpus[i].major, o->gpus[i].minor, v);
+	return buf;
+}
+
+/* The family of GPUs named by sm_XYf, whose members differ in what they run. */
+static void family_words(const struct result *r, const struct opts *o, int i, char *buf, size_t size)
+{
+	char name[48], g[16];
+	const struct fb_image *im = r->v.fits[i].image;
+	if (im && im->variant == 'a')
+		snprintf(buf, size, "unknown: %s is a family of GPUs, and its %s %s runs on sm_%d%d alone; name "
+			 "the GPU (--gpu=sm_%d%d, ...)", check_gpu_name(o, i, g, sizeof g),
+			 im->kind == FB_SASS ? "SASS" : "PTX", fb_image_name(im, name, sizeof name), im->arch / 10,
+			 im->arch % 10, o->gpus[i].major, o->gpus[i].minor);
+	else
+		snprintf(buf, size, "unknown: %s is a family of GPUs, and only its later GPUs have SASS here; name the "
+			 "GPU (--gpu=sm_%d%d, ...)", check_gpu_name(o, i, g, sizeof g), o->gpus[i].major,
+			 o->gpus[i].minor);
+}
+
 /* What a GPU runs of the file, in words. */
 static void fit_words(const struct result *r, const struct opts *o, int i, char *buf, size_t size)
 {
@@ -200,7 +227,9 @@ static void fit_words(const struct result *r, const struct opts *o, int i, char 
 	char name[48], have[256], d[64];
 	if (fit->image)
 		fb_image_name(fit->image, name, sizeof name);
-	if (fit->how == GPU_SASS && o->versus && fit->image->toolkit / 1000 > o->versus / 1000)
+	if (r->v.fit_unknown[i])
+		family_words(r, o, i, buf, size);
+	else if (fit->how == GPU_SASS && o->versus && fit->image->toolkit / 1000 > o->versus / 1000)
 		snprintf(buf, size, "runs its SASS %s (built by CUDA %s: NVIDIA does not promise that a CUDA %s "
 			 "driver loads it)", name, cli_version(fit->image->toolkit), cli_version(o->versus));
 	else if (fit->how == GPU_SASS)
@@ -222,19 +251,13 @@ static void fit_words(const struct result *r, const struct opts *o, int i, char 
 	}
 }
 
-static const char *gpu_name(struct cli_gpu_arch g, char *buf, size_t size)
-{
-	snprintf(buf, size, "sm_%d%d", g.major, g.minor);
-	return buf;
-}
-
 static void print_fits(const struct result *r, const struct opts *o)
 {
 	char words[512], g[16], all[256] = "";
 	if (r->gpu.error[0] || !o->ngpus)
 		return;
 	for (int i = 0, n = 0; i < o->ngpus; i++)
-		n += snprintf(all + n, sizeof all - (size_t)n, "%s%s", i ? ", " : "", gpu_name(o->gpus[i], g, sizeof g));
+		n += snprintf(all + n, sizeof all - (size_t)n, "%s%s", i ? ", " : "", check_gpu_name(o, i, g, sizeof g));
 	if (!cli_gpucode_kernels(&r->gpu)) {
 		printf("%s: on %s: no GPU code of its own to run (code it loads at run time, from a .fatbin file "
 		       "say, is not seen here: check that file too)\n", r->file, all);
@@ -242,7 +265,7 @@ static void print_fits(const struct result *r, const struct opts *o)
 	}
 	for (int i = 0; i < o->ngpus; i++) {
 		fit_words(r, o, i, words, sizeof words);
-		printf("%s: on %s: %s\n", r->file, gpu_name(o->gpus[i], g, sizeof g), words);
+		printf("%s: on %s: %s\n", r->file, check_gpu_name(o, i, g, sizeof g), words);
 	}
 }
 
@@ -274,7 +297,7 @@ static void target_words(const struct opts *o, char *buf, size_t size)
 		n = (size_t)snprintf(buf, size, "%s", check_driver_name(o->versus, d, sizeof d));
 	for (int i = 0; i < o->ngpus && n < size; i++)
 		n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? (i + 1 == o->ngpus ? " and " : ", ") :
-				      n ? " with " : "", gpu_name(o->gpus[i], g, sizeof g));
+				      n ? " with " : "", check_gpu_name(o, i, g, sizeof g));
 }
 
 static const char *decider_words(const struct result *r)
@@ -300,9 +323,9 @@ static void print_gpu_blockers(const struct result *r, const struct opts *o, int
 	char why[640], head[160], d[64], g[16];
 	for (int i = 0; i < o->ngpus; i++) {
 		const struct cli_gpu_fit *fit = &r->v.fits[i];
-		if (fit->how != GPU_NO_CODE && fit->how != GPU_PTX_TOO_NEW)
+		if ((fit->how != GPU_NO_CODE && fit->how != GPU_PTX_TOO_NEW) || r->v.fit_unknown[i])
 			continue;
-		snprintf(head, sizeof head, "on %s", gpu_name(o->gpus[i], g, sizeof g));
+		snprintf(head, sizeof head, "on %s", check_gpu_name(o, i, g, sizeof g));
 		if (fit->how == GPU_PTX_TOO_NEW)
 			snprintf(head + strlen(head), sizeof head - strlen(head), " with %s",
 				 check_driver_name(o->versus, d, sizeof d));
@@ -329,16 +352,33 @@ static void print_blockers(const struct result *r, const struct opts *o)
 		say_blocker(r, head, why, &said);
 	}
 	for (size_t k = 0; k < r->nunfound; k++) {
-		snprintf(why, sizeof why, "it needs %s, which nothing provides (not its rpath or runpath, not the "
-			 "tree's own libraries, not the system's): the loader stops it", r->unfound[k]);
+		if (!r->unfound[k].fatal)
+			continue;
+		check_unfound_words(&r->unfound[k], why, sizeof why);
 		say_blocker(r, "on any driver", why, &said);
+	}
+}
+
+/* A library nothing provides that is not CUDA's: the program cannot load
+ * here, but that says nothing of the driver. */
+static void print_cautions(const struct result *r)
+{
+	char why[1024];
+	for (size_t k = 0; k < r->nunfound; k++) {
+		if (r->unfound[k].fatal)
+			continue;
+		check_unfound_words(&r->unfound[k], why, sizeof why);
+		printf("%s: caution: %s (not its rpath or runpath, not the tree's own libraries, not the system's): "
+		       "it cannot load where that library is missing; not a CUDA library, so the verdict does not "
+		       "rest on it\n", r->file, why);
 	}
 }
 
 static void print_verdict(const struct result *r, const struct opts *o)
 {
 	char target[256], d[64];
-	if ((cuda_free(r) && !r->nimports && !r->nunfound) || r->gpu.error[0])
+	print_cautions(r);
+	if ((cuda_free(r) && !r->nimports && !r->nfatal) || r->gpu.error[0])
 		return;
 	if (check_status(r) == CLI_FAIL) {
 		print_blockers(r, o);

@@ -18,6 +18,7 @@ struct opts {
 	int json;
 	int verbose;           /* an environment: every file, not only those that limit it */
 	struct cli_gpu_arch gpus[CHECK_MAX_GPUS];
+	char gpu_variant[CHECK_MAX_GPUS]; /* 'a', 'f' (sm_90a, sm_100f: NVIDIA's names), or 0 */
 	int ngpus;
 	const char *gpus_from; /* "option" or "driver" */
 };
@@ -39,6 +40,16 @@ struct verdict {
 	int blocked[4];     /* by each of BY_*: it will not run on the driver and GPUs given */
 	int jit_too_new;    /* the PTX its JIT compiler emits by default needs a newer driver than given */
 	struct cli_gpu_fit fits[CHECK_MAX_GPUS];
+	int fit_unknown[CHECK_MAX_GPUS]; /* a family (sm_100f): its GPUs differ in what runs */
+};
+
+/* A library a file of a tree needs that the loader cannot load
+ * (check-needed.c). */
+struct unfound {
+	char *name;  /* as DT_NEEDED names it, $ORIGIN, $LIB and $PLATFORM expanded */
+	char *path;  /* NULL: nothing provides it; else the file the loader stops at */
+	char *why;   /* with path: why the loader stops there */
+	int fatal;   /* the file fails for it: the loader stops at a file, or it is a CUDA library */
 };
 
 struct result {
@@ -57,8 +68,9 @@ struct result {
 	size_t nneeded;
 	char *rpath, *runpath, *soname;
 	int has_runpath;
-	char **unfound;  /* libraries it needs that nothing provides (in a tree) */
+	struct unfound *unfound; /* libraries it needs that cannot be loaded (in a tree) */
 	size_t nunfound;
+	int nfatal;      /* those that fail it */
 	struct cli_runtime rt;
 	struct cli_jit jit;
 	struct cli_gpucode gpu;
@@ -67,7 +79,11 @@ struct result {
 
 /* A whole environment (check-env.c): its verdict, from each file's. */
 struct env {
-	int status, nfiles, need, unfound, failing, with_kernels;
+	int status, nfiles, need, unfound, unloadable, failing, with_kernels;
+	int lacking;                /* files that cannot load for want of a library that is not CUDA's (a caution) */
+	int adapted, adapted_files; /* imports cushim's adapters serve, and the files that have them */
+	long kernels_first;         /* the first file carrying kernels */
+	long lacking_first;
 	long decider, limiter;      /* the files that decide: -1 none */
 	long jit;                   /* the JIT compiler whose default PTX needs the newest driver: -1 none */
 	int optional;               /* Python extension modules that cannot load (a caution) */
@@ -77,10 +93,31 @@ struct env {
 };
 void env_judge(struct env *e, const struct result *rs, size_t n, const struct opts *o);
 void env_print_text(const struct env *e, const struct result *rs, size_t n, const struct opts *o);
-void env_print_json(const struct env *e, const struct result *rs, const struct opts *o);
+struct tree;
+void env_print_json(const struct env *e, const struct result *rs, const struct opts *o, const struct tree *t);
+/* One line for each folder, wheel and interpreter read (check-inputs.c),
+ * and the environment's "inputs" in --json. */
+void env_print_inputs(const struct tree *t, const struct opts *o);
+void env_print_inputs_json(const struct tree *t);
 int env_limits(const struct env *e, const struct result *r);
 int env_status(const struct result *r); /* check_status, but CLI_OK for a module that cannot load */
 void env_print_row(const struct result *r, const struct opts *o);
+
+/* The libraries a file needs (check-needed.c). */
+int check_cuda_library(const char *name); /* a CUDA library, by its name */
+/* The folder $ORIGIN stands for: the file's own (a member's, inside its wheel). */
+void check_origin(const char *path, char *out, size_t size);
+/* A library that cannot be loaded: nothing provides it (path NULL), or the
+ * loader stops at path, for why. */
+void check_add_unfound(struct result *r, const char *name, const char *path, const char *why);
+/* The first that fails the file (fatal 1), or the first that does not. */
+const struct unfound *check_first_unfound(const struct result *r, int fatal);
+/* "it needs X, which nothing in the tree or the system provides", or "it
+ * needs X, and the loader stops at PATH: WHY". */
+void check_unfound_words(const struct unfound *u, char *buf, size_t size);
+/* The same without "it needs X": ", which nothing ...", ", and the loader ...". */
+const char *check_unfound_tail(const struct unfound *u, char *buf, size_t size);
+void check_free_unfound(struct result *r);
 
 void check_read(struct result *r, const char *path);
 /* p[0..n): a file already in memory, named name (a wheel's member). */
@@ -98,5 +135,7 @@ void check_print_text(const struct result *r, const struct opts *o);
 void check_print_json_head(const struct opts *o);
 void check_print_json_file(const struct result *r, const struct opts *o, int first);
 const char *check_driver_name(int version, char *buf, size_t size); /* "CUDA 12.0 (branch 525)" */
+/* The i-th GPU asked for, as it was named: "sm_90", "sm_100f". */
+const char *check_gpu_name(const struct opts *o, int i, char *buf, size_t size);
 
 #endif

@@ -29,9 +29,16 @@ struct hit {
 	int link;
 };
 
+/* The kernel's and the running system's folders: what is in them is no
+ * file to judge (and /proc alone holds every process's files). */
+static const char *const system_dirs[] = { "/proc", "/sys", "/dev", "/run" };
+#define NSYSTEM (sizeof system_dirs / sizeof *system_dirs)
+
 struct walker {
 	struct tree *t;
 	struct seen_dir *dirs; /* the folders on the way down: a bind-mount loop stops */
+	struct seen_dir system[NSYSTEM];
+	int nsystem, skipped;
 	int depth;
 	struct hit *found;
 	size_t nfound, capfound;
@@ -97,7 +104,11 @@ static int judged_kind(const char *path)
 		return 2;
 	if (text_named(path))
 		return 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
+	const char *what;
+	int fd = cli_open_regular(path, &st, &what);
+	if (fd < 0 && what)
+		return 0; /* replaced by a FIFO or a device since the walk saw it: never opened */
 	if (fd < 0) {
 		cli_error("%s cannot be opened: %s", path, strerror(errno));
 		return -1;
@@ -163,11 +174,23 @@ static int on_the_way(const struct walker *w, const struct stat *st)
 	return 0;
 }
 
+static int system_dir(const struct walker *w, const struct stat *st)
+{
+	for (int i = 0; i < w->nsystem; i++)
+		if (w->system[i].dev == st->st_dev && w->system[i].ino == st->st_ino)
+			return 1;
+	return 0;
+}
+
 static void walk_dir(struct walker *w, const char *dir, const struct stat *st)
 {
 	DIR *d;
 	struct dirent *e;
 	char path[PATH_MAX];
+	if (system_dir(w, st)) {
+		w->skipped++;
+		return;
+	}
 	if (w->depth >= WALK_DEPTH || on_the_way(w, st)) {
 		cli_error("%s is %s; not walked", dir, w->depth >= WALK_DEPTH ? "too deep" : "a folder loop");
 		w->t->errors++;
@@ -254,18 +277,32 @@ static int is_image_root(const char *dir)
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode) && strcmp(dir, "/") != 0;
 }
 
-int tree_walk(struct tree *t, const char *dir)
+int tree_walk(struct tree *t, const char *dir, int kind)
 {
 	struct seen_dir dirs[WALK_DEPTH];
-	struct walker w = { t, dirs, 0, NULL, 0, 0 };
+	struct walker w = { .t = t, .dirs = dirs };
 	struct stat st;
-	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		cli_error("%s cannot be walked: %s", dir, S_ISDIR(st.st_mode) ? strerror(errno) : "not a folder");
+	size_t before = t->nfiles;
+	int found = stat(dir, &st) == 0;
+	if (!found || !S_ISDIR(st.st_mode)) {
+		cli_error("%s cannot be walked: %s", dir, found ? "not a folder" : strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < NSYSTEM; i++) {
+		struct stat sys;
+		if (stat(system_dirs[i], &sys) == 0 && S_ISDIR(sys.st_mode))
+			w.system[w.nsystem++] = (struct seen_dir){ sys.st_dev, sys.st_ino };
+	}
+	if (system_dir(&w, &st)) {
+		cli_error("%s is the kernel's or the running system's (/proc, /sys, /dev, /run); not walked", dir);
 		return -1;
 	}
 	t->image_root |= is_image_root(dir);
 	walk_dir(&w, dir, &st);
 	take_found(&w);
+	struct tree_input *in = tree_input_add(t, dir, kind);
+	in->files = t->nfiles - before;
+	in->system = w.skipped;
 	return 0;
 }
 
@@ -308,8 +345,32 @@ const char *tree_lib_find(const struct tree *t, const char *name)
 	return l ? l->path : NULL;
 }
 
+struct tree_input *tree_input_add(struct tree *t, const char *path, int kind)
+{
+	t->inputs = grow(t->inputs, &t->capinputs, t->ninputs, sizeof *t->inputs);
+	struct tree_input *in = &t->inputs[t->ninputs++];
+	memset(in, 0, sizeof *in);
+	if (!(in->path = strdup(path)))
+		abort();
+	in->kind = kind;
+	return in;
+}
+
+void tree_input_drop(struct tree *t)
+{
+	if (!t->ninputs)
+		return;
+	t->ninputs--;
+	free(t->inputs[t->ninputs].path);
+	free(t->inputs[t->ninputs].about);
+}
+
 void tree_free(struct tree *t)
 {
+	for (size_t i = 0; i < t->ninputs; i++)
+		free(t->inputs[i].path), free(t->inputs[i].about);
+	free(t->inputs);
+
 	for (size_t i = 0; i < t->nfiles; i++)
 		free(t->files[i]);
 	for (size_t i = 0; i < t->nlibs; i++)
@@ -319,30 +380,103 @@ void tree_free(struct tree *t)
 	memset(t, 0, sizeof *t);
 }
 
-/* name in one folder of an expanded list, as a library for this machine. */
-static int in_list(const char *list, const char *name, char *out, size_t size)
+int tree_has_file(const struct tree *t, const char *path)
 {
+	const char *key = path;
+	return t->nfiles && bsearch(&key, t->files, t->nfiles, sizeof *t->files, by_path) != NULL;
+}
+
+/* WHEEL:MEMBER with the member's path made plain ("a/b/../c" is "a/c"), as
+ * the loader would resolve it on disk: 0, or -1 when it climbs out. */
+static int plain_member(const char *path, char *out, size_t size)
+{
+	const char *colon = strstr(path, ".whl:") + 5;
+	size_t n = (size_t)snprintf(out, size, "%.*s", (int)(colon - path), path), base = n;
+	for (const char *p = colon; *p && n < size;) {
+		size_t len = strcspn(p, "/");
+		if (len == 2 && strncmp(p, "..", 2) == 0) {
+			if (n == base)
+				return -1;
+			while (n > base && out[n - 1] != '/')
+				n--;
+			n -= n > base; /* the '/' before it */
+			out[n] = '\0';
+		} else if (len && !(len == 1 && *p == '.')) {
+			n += (size_t)snprintf(out + n, size - n, "%s%.*s", n > base ? "/" : "", (int)len, p);
+		}
+		p += len + (p[len] == '/');
+	}
+	return n < size ? 0 : -1;
+}
+
+/* What the loader makes of one path: a wheel's member is looked up among
+ * the tree's files, a file on disk is judged where it lies. */
+static int at_path(const struct tree *t, const char *path, char *out, size_t size, char *why, size_t whysize)
+{
+	if (strstr(path, ".whl:"))
+		return plain_member(path, out, size) == 0 && tree_has_file(t, out) ? CLI_LD_LOADS : CLI_LD_SKIPPED;
+	int v = cli_ld_candidate(path, why, whysize);
+	if (v != CLI_LD_SKIPPED)
+		snprintf(out, size, "%s", path);
+	return v;
+}
+
+/* name in each folder of an expanded list, in turn. */
+static int in_list(const struct tree *t, const char *list, const char *name, char *out, size_t size, char *why,
+		   size_t whysize)
+{
+	char path[PATH_MAX];
 	for (const char *p = list; p && *p;) {
 		size_t n = strcspn(p, ":");
-		snprintf(out, size, "%.*s/%s", (int)(n ? n : 1), n ? p : ".", name);
-		if (cli_elf_native(out))
-			return 1;
+		int v = CLI_LD_SKIPPED;
+		if ((size_t)snprintf(path, sizeof path, "%.*s/%s", (int)(n ? n : 1), n ? p : ".", name) < sizeof path)
+			v = at_path(t, path, out, size, why, whysize);
+		if (v != CLI_LD_SKIPPED)
+			return v;
 		p += n + (p[n] == ':');
+	}
+	return CLI_LD_SKIPPED;
+}
+
+/* The tree's own libraries of that name: the first the loader would load;
+ * else the first it would stop at (in broken), if any. */
+static int own_library(const struct tree *t, const char *name, char *out, size_t size, char *broken,
+		       size_t bsize, char *why, size_t whysize)
+{
+	char whynot[512];
+	const struct tree_lib *l = find(t, name);
+	broken[0] = '\0';
+	for (; l && l < t->libs + t->nlibs && strcmp(l->name, name) == 0; l++) {
+		int v = l->member ? CLI_LD_LOADS : cli_ld_candidate(l->path, whynot, sizeof whynot);
+		if (v == CLI_LD_LOADS) {
+			snprintf(out, size, "%s", l->path);
+			return 1;
+		}
+		if (v == CLI_LD_STOPS && !broken[0]) {
+			snprintf(broken, bsize, "%s", l->path);
+			snprintf(why, whysize, "%s", whynot);
+		}
 	}
 	return 0;
 }
 
 int tree_resolve(const struct tree *t, const char *name, const char *rpath, const char *runpath, char *out,
-		 size_t size)
+		 size_t size, char *why, size_t whysize)
 {
-	const struct tree_lib *own;
-	if (in_list(rpath, name, out, size) || in_list(runpath, name, out, size))
-		return 0;
-	if ((own = find(t, name)) && (own->member || cli_elf_native(own->path))) {
-		snprintf(out, size, "%s", own->path);
-		return 0;
-	}
-	if (t->image_root)
-		return -1;
-	return cli_ld_search(name, NULL, NULL, NULL, out, size);
+	char broken[PATH_MAX], own_why[512];
+	int v;
+	if (strchr(name, '/'))
+		return at_path(t, name, out, size, why, whysize);
+	if ((v = in_list(t, rpath, name, out, size, why, whysize)) != CLI_LD_SKIPPED ||
+	    (v = in_list(t, runpath, name, out, size, why, whysize)) != CLI_LD_SKIPPED)
+		return v;
+	if (own_library(t, name, out, size, broken, sizeof broken, own_why, sizeof own_why))
+		return CLI_LD_LOADS;
+	if (!t->image_root && (v = cli_ld_find(name, NULL, NULL, out, size, why, whysize)) != CLI_LD_SKIPPED)
+		return v;
+	if (!broken[0])
+		return CLI_LD_SKIPPED;
+	snprintf(out, size, "%s", broken); /* the tree's own copy, which nothing else stands in for */
+	snprintf(why, whysize, "%s", own_why);
+	return CLI_LD_STOPS;
 }

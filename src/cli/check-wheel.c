@@ -7,9 +7,11 @@
 #include "config.h"
 #include "check-steps.h"
 #include "check-tree.h"
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* The most a member may hold, and how much larger than its compressed bytes
  * a large one may claim to be (deflate rarely exceeds 10x on ELF files;
@@ -79,39 +81,142 @@ static void release(unsigned long long n)
 	pthread_mutex_unlock(&inflight_lock);
 }
 
-/* check: the stricter consistency checks, once, when the wheel is listed. */
+/* The times each wheel was opened, counted by its path (what --verbose
+ * says of it).  The lock guards the counts alone. */
+struct opened {
+	char *path;
+	unsigned long n;
+};
+static pthread_mutex_t opened_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct opened *opened;
+static size_t nopened, capopened;
+
+static void count_open(const char *path)
+{
+	char *copy = strdup(path);
+	size_t k;
+	if (!copy)
+		abort();
+	pthread_mutex_lock(&opened_lock);
+	for (k = 0; k < nopened && strcmp(opened[k].path, path) != 0; k++)
+		;
+	if (k == nopened) {
+		if (nopened == capopened &&
+		    !(opened = realloc(opened, (capopened = capopened * 2 + 8) * sizeof *opened)))
+			abort();
+		opened[nopened++] = (struct opened){ copy, 0 };
+		copy = NULL;
+	}
+	opened[k].n++;
+	pthread_mutex_unlock(&opened_lock);
+	free(copy);
+}
+
+unsigned long tree_wheel_opens(const char *path)
+{
+	unsigned long n = 0;
+	pthread_mutex_lock(&opened_lock);
+	for (size_t k = 0; k < nopened; k++)
+		if (strcmp(opened[k].path, path) == 0)
+			n = opened[k].n;
+	pthread_mutex_unlock(&opened_lock);
+	return n;
+}
+
+/* check: the stricter consistency checks, once, when the wheel is listed.
+ * The archive is opened as every file is (a FIFO named .whl is never
+ * opened), and handed to libzip by its descriptor. */
 static zip_t *open_wheel(const char *path, int check, char *why, size_t size)
 {
 	int err = 0;
-	zip_t *z = zip_open(path, ZIP_RDONLY | (check ? ZIP_CHECKCONS : 0), &err);
+	struct stat st;
+	const char *type;
+	int fd = cli_open_regular(path, &st, &type);
+	if (fd < 0) {
+		snprintf(why, size, type ? "it is %s, not a regular file" : "%s", type ? type : strerror(errno));
+		return NULL;
+	}
+	count_open(path);
+	zip_t *z = zip_fdopen(fd, check ? ZIP_CHECKCONS : 0, &err);
 	if (!z) {
 		zip_error_t e;
 		zip_error_init_with_code(&e, err);
 		snprintf(why, size, "%s", zip_error_strerror(&e));
 		zip_error_fini(&e);
+		close(fd);
 	}
 	return z;
+}
+
+/* A wheel names itself in NAME-VERSION.dist-info/WHEEL. */
+static int wheel_mark(const char *name)
+{
+	const char *slash = strchr(name, '/');
+	return slash && strcmp(slash, "/WHEEL") == 0 && slash - name > 10 && strncmp(slash - 10, ".dist-info", 10) == 0;
 }
 
 int tree_wheel(struct tree *t, const char *path)
 {
 	char why[256], member[4096];
 	zip_t *z = open_wheel(path, 1, why, sizeof why);
+	int marked = 0;
 	if (!z) {
 		cli_error("%s cannot be read as a wheel (a zip archive): %s", path, why);
 		return -1;
 	}
 	zip_int64_t n = zip_get_num_entries(z, 0);
+	size_t before = t->nfiles;
 	for (zip_int64_t i = 0; i < n; i++) {
 		const char *name = zip_get_name(z, (zip_uint64_t)i, ZIP_FL_ENC_GUESS);
+		marked |= name && wheel_mark(name);
 		if (!name || !member_judged(name))
 			continue;
 		if ((size_t)snprintf(member, sizeof member, "%s:%s", path, name) >= sizeof member)
 			continue;
 		tree_add_member(t, member);
 	}
-	zip_close(z);
+	zip_discard(z);
+	struct tree_input *in = tree_input_add(t, path, marked ? INPUT_WHEEL : INPUT_ZIP);
+	in->files = t->nfiles - before;
+	in->members = n > 0 ? (size_t)n : 0;
 	return 0;
+}
+
+/* The archive this thread read last, kept open: a wheel's members are
+ * read one after another (their names sort together), so a thread opens
+ * it, and libzip reads its central directory, once, not once a member. */
+static _Thread_local struct {
+	char path[4096];
+	zip_t *z;
+} kept;
+
+static zip_t *wheel_for(const char *wheel, char *why, size_t size)
+{
+	if (kept.z && strcmp(kept.path, wheel) == 0)
+		return kept.z;
+	tree_wheel_close();
+	if ((kept.z = open_wheel(wheel, 0, why, size)))
+		snprintf(kept.path, sizeof kept.path, "%s", wheel);
+	return kept.z;
+}
+
+void tree_wheel_close(void)
+{
+	if (kept.z)
+		zip_discard(kept.z);
+	kept.z = NULL;
+}
+
+void tree_wheels_done(void)
+{
+	tree_wheel_close();
+	pthread_mutex_lock(&opened_lock);
+	for (size_t k = 0; k < nopened; k++)
+		free(opened[k].path);
+	free(opened);
+	opened = NULL;
+	nopened = capopened = 0;
+	pthread_mutex_unlock(&opened_lock);
 }
 
 /* Why a member is not read, or NULL. */
@@ -168,7 +273,7 @@ int check_read_wheel_member(struct result *r, const char *path, check_memory_fn 
 	if (!sep)
 		return 0;
 	snprintf(wheel, sizeof wheel, "%.*s", (int)(sep - path), path);
-	zip_t *z = open_wheel(wheel, 0, why, whysize);
+	zip_t *z = wheel_for(wheel, why, whysize);
 	zip_stat_t st;
 	unsigned long long held = z && zip_stat(z, sep + 1, 0, &st) == 0 && st.size <= WHEEL_MEMBER_MAX ? st.size : 0;
 	hold(held);
@@ -179,11 +284,23 @@ int check_read_wheel_member(struct result *r, const char *path, check_memory_fn 
 		rc = -1;
 	free(p);
 	release(held);
-	if (z)
-		zip_close(z);
 	return rc;
 }
 #else
+unsigned long tree_wheel_opens(const char *path)
+{
+	(void)path;
+	return 0;
+}
+
+void tree_wheel_close(void)
+{
+}
+
+void tree_wheels_done(void)
+{
+}
+
 int tree_wheel(struct tree *t, const char *path)
 {
 	(void)t;

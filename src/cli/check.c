@@ -24,6 +24,7 @@ struct args {
 	struct opts o;
 	const char *libopt, *driver_arg, *gpu_arg, *python;
 	int recursive, want_python;
+	struct cli_lib lib; /* --lib, found once its value is read */
 };
 
 /* --driver-version: a CUDA version (12.0, 12000), or a driver release
@@ -58,6 +59,26 @@ static int usage(int status)
 	return status;
 }
 
+/* An option getopt refused, in one line: '?' an unknown one (or a value
+ * given to one that takes none), ':' one whose value is missing. */
+static void bad_option(int c, const char *arg, const struct option *longopts)
+{
+	const char *name = NULL;
+	for (const struct option *o = longopts; o->name && optopt; o++)
+		if (o->val == optopt)
+			name = o->name;
+	if (c == ':' && name)
+		cli_error("check: --%s needs a value (--%s=VALUE); see cushim check --help", name, name);
+	else if (c == ':')
+		cli_error("check: -%c needs a value; see cushim check --help", optopt);
+	else if (name && strchr(arg, '='))
+		cli_error("check: --%s takes no value (%s); see cushim check --help", name, arg);
+	else if (optopt && !name)
+		cli_error("check: -%c is not an option of check; see cushim check --help", optopt);
+	else
+		cli_error("check: %s is not an option of check; see cushim check --help", arg);
+}
+
 static int parse(int argc, char **argv, struct args *a)
 {
 	static const struct option longopts[] = {
@@ -72,7 +93,8 @@ static int parse(int argc, char **argv, struct args *a)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "rj", longopts, NULL)) != -1) {
+	opterr = 0; /* one line of its own for each bad option (bad_option) */
+	while ((c = getopt_long(argc, argv, ":rj", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': a->driver_arg = optarg; break;
 		case 'g': a->gpu_arg = optarg; break;
@@ -82,10 +104,16 @@ static int parse(int argc, char **argv, struct args *a)
 		case 'L': a->libopt = optarg; break;
 		case 'p': a->want_python = 1, a->python = optarg; break;
 		case 'h': return usage(CLI_OK) == CLI_OK ? 1 : -1;
-		default: return usage(CLI_ERROR), -1;
+		default: return bad_option(c, argv[optind - 1], longopts), -1;
 		}
 	}
 	if (a->driver_arg && parse_driver(a->driver_arg, &a->o) != 0)
+		return -1;
+	if (a->python && !*a->python) {
+		cli_error("--python= names no interpreter; --python alone asks python3");
+		return -1;
+	}
+	if (a->libopt && cli_find_lib(a->libopt, &a->lib) != 0)
 		return -1;
 	if (optind >= argc && !a->want_python) {
 		cli_error("check needs at least one FILE or FOLDER, or --python (see cushim --help)");
@@ -120,7 +148,7 @@ static int gpus_here(struct args *a)
 	return 0;
 }
 
-/* --gpu: a list of architectures (sm_80,sm_90), or auto. */
+/* --gpu: a list of architectures (sm_80,sm_90a), or auto. */
 static int parse_gpus(struct args *a)
 {
 	if (!a->gpu_arg)
@@ -129,14 +157,24 @@ static int parse_gpus(struct args *a)
 		return gpus_here(a);
 	char *copy = strdup(a->gpu_arg), *save = NULL;
 	int bad = 0;
+	if (!copy)
+		abort();
 	for (char *t = strtok_r(copy, ",", &save); t && !bad; t = strtok_r(NULL, ",", &save)) {
-		if (a->o.ngpus == CHECK_MAX_GPUS || cli_gpu_parse(t, &a->o.gpus[a->o.ngpus++]) != 0) {
-			cli_error("--gpu=%s: '%s' is not a GPU architecture; use sm_XY (sm_90), X.Y (9.0) or auto",
-				  a->gpu_arg, t);
+		int i = a->o.ngpus;
+		if (i == CHECK_MAX_GPUS) {
+			cli_error("--gpu=%s: more than %d GPUs", a->gpu_arg, CHECK_MAX_GPUS);
 			bad = 1;
+		} else if (cli_gpu_parse(t, &a->o.gpus[i], &a->o.gpu_variant[i]) != 0) {
+			cli_error("--gpu=%s: '%s' is not a GPU architecture of NVIDIA's; use sm_XY (sm_90), X.Y (9.0), "
+				  "sm_XYa or sm_XYf where NVIDIA has them (sm_90a, sm_100f), or auto", a->gpu_arg, t);
+			bad = 1;
+		} else {
+			a->o.ngpus++;
 		}
 	}
 	free(copy);
+	if (!bad && !a->o.ngpus)
+		cli_error("--gpu=%s names no GPU; use sm_XY (sm_90), X.Y (9.0) or auto", a->gpu_arg);
 	a->o.gpus_from = "option";
 	return bad || !a->o.ngpus ? -1 : 0;
 }
@@ -221,9 +259,11 @@ static char *rpath_chain(const struct result *r, const struct job *jb, const cha
 	return chain;
 }
 
+/* --recursive: each library a file needs, found where the loader finds it,
+ * is judged next.  One the loader would stop at fails the run, named. */
 static void follow_needed(struct work *w, size_t j, const struct result *r)
 {
-	char dir[PATH_MAX], real[PATH_MAX], found[PATH_MAX];
+	char dir[PATH_MAX], real[PATH_MAX], found[PATH_MAX], why[512];
 	snprintf(dir, sizeof dir, "%s", realpath(w->jobs[j].path, real) ? real : w->jobs[j].path);
 	char *origin = dirname(dir);
 	char *chain = rpath_chain(r, &w->jobs[j], origin);
@@ -231,43 +271,42 @@ static void follow_needed(struct work *w, size_t j, const struct result *r)
 	for (size_t k = 0; k < r->nneeded; k++) {
 		if (is_driver_name(r->needed[k]))
 			continue; /* the driver itself: what this command compares with */
-		if (cli_ld_search(r->needed[k], r->has_runpath ? NULL : chain, run, NULL, found, sizeof found) != 0) {
-			cli_note("%s (needed by %s) was not found where the loader looks; not checked", r->needed[k],
-				 r->file);
-			continue;
+		char *name = cli_ld_expand(r->needed[k], origin);
+		int v = cli_ld_find(name, r->has_runpath ? NULL : chain, run, found, sizeof found, why, sizeof why);
+		if (v == CLI_LD_SKIPPED) {
+			cli_note("%s (needed by %s) was not found where the loader looks; not checked", name, r->file);
+		} else if (v == CLI_LD_STOPS) {
+			cli_error("%s (needed by %s): the loader stops at %s: %s", name, r->file, found, why);
+			w->status = w->status > CLI_FAIL ? w->status : CLI_FAIL;
+		} else {
+			add_job(w, strdup(found), strdup(found), strdup(r->file), strdup(r->has_runpath ? "" : chain));
 		}
-		add_job(w, strdup(found), strdup(found), strdup(r->file), strdup(r->has_runpath ? "" : chain));
+		free(name);
 	}
 	free(run);
 	free(chain);
 }
 
-static void add_unfound(struct result *r, const char *name)
-{
-	char **u = realloc(r->unfound, (r->nunfound + 1) * sizeof *u);
-	if (!u || !(u[r->nunfound] = strdup(name)))
-		abort();
-	r->unfound = u;
-	r->nunfound++;
-}
-
 /* A file of a folder named: each library it needs is looked for as the
- * loader would inside the tree; what nothing provides is part of its
- * verdict, and with --recursive what the system provides is judged too. */
+ * loader would inside the tree; what cannot be loaded is part of its
+ * verdict (check-needed.c), and with --recursive what the system provides
+ * is judged too. */
 static void resolve_in_tree(struct work *w, size_t j, struct result *r, int recursive)
 {
-	char dir[PATH_MAX], found[PATH_MAX];
-	snprintf(dir, sizeof dir, "%s", w->jobs[j].path);
-	char *origin = dirname(dir);
+	char origin[PATH_MAX], found[PATH_MAX], why[512];
+	check_origin(w->jobs[j].path, origin, sizeof origin);
 	char *rp = r->rpath && !r->has_runpath ? cli_ld_expand(r->rpath, origin) : NULL;
 	char *run = r->runpath ? cli_ld_expand(r->runpath, origin) : NULL;
 	for (size_t k = 0; k < r->nneeded; k++) {
 		if (is_driver_name(r->needed[k]))
 			continue;
-		if (tree_resolve(&w->tree, r->needed[k], rp, run, found, sizeof found) != 0)
-			add_unfound(r, r->needed[k]);
-		else if (recursive && !tree_lib_find(&w->tree, r->needed[k]))
+		char *name = cli_ld_expand(r->needed[k], origin);
+		int v = tree_resolve(&w->tree, name, rp, run, found, sizeof found, why, sizeof why);
+		if (v != CLI_LD_LOADS)
+			check_add_unfound(r, name, v == CLI_LD_STOPS ? found : NULL, why);
+		else if (recursive && !strstr(found, ".whl:") && !tree_has_file(&w->tree, found))
 			add_job(w, strdup(found), strdup(found), strdup(r->file), NULL);
+		free(name);
 	}
 	free(rp);
 	free(run);
@@ -297,8 +336,10 @@ static void report_env(struct work *w, const struct opts *o)
 {
 	struct env e;
 	env_judge(&e, w->kept, w->nkept, o);
-	if (!o->json)
+	if (!o->json) {
 		env_print_text(&e, w->kept, w->nkept, o);
+		env_print_inputs(&w->tree, o);
+	}
 	size_t quiet = 0;
 	for (size_t k = 0; k < w->nkept; k++) {
 		if (o->json)
@@ -311,10 +352,11 @@ static void report_env(struct work *w, const struct opts *o)
 			quiet++;
 	}
 	if (quiet && !o->json && !o->verbose)
-		printf("(%zu files that do not limit it are not shown; --verbose shows every file in full)\n", quiet);
+		printf("(%zu file%s that do%s not limit it %s not shown; --verbose shows every file in full)\n", quiet,
+		       quiet == 1 ? "" : "s", quiet == 1 ? "es" : "", quiet == 1 ? "is" : "are");
 	if (o->json) {
 		printf("\n  ]");
-		env_print_json(&e, w->kept, o);
+		env_print_json(&e, w->kept, o, &w->tree);
 		printf("}\n");
 	}
 	for (size_t k = 0; k < w->nkept; k++)
@@ -382,8 +424,10 @@ static void *reader(void *arg)
 		pthread_mutex_lock(&p->lock);
 		size_t j = p->next++;
 		pthread_mutex_unlock(&p->lock);
-		if (j >= p->n)
+		if (j >= p->n) {
+			tree_wheel_close();
 			return NULL;
+		}
 		read_one(p->w, j, p->a, &p->rs[j]);
 	}
 }
@@ -423,26 +467,32 @@ static void free_work(struct work *w)
 	tree_free(&w->tree);
 }
 
-/* The files named, the folders walked (and --python's), in that order. */
+/* The files named, the folders walked (and --python's), in that order.
+ * CLI_OK, CLI_ERROR when something could not be read, or -1 when
+ * --python's interpreter could not be asked (nothing is judged then). */
 static int gather(struct work *w, const struct args *a, int argc, char **argv)
 {
 	struct stat st;
 	int bad = 0;
 	for (int i = optind; i < argc; i++) {
 		size_t before = w->tree.nfiles;
+		int errors = w->tree.errors;
 		size_t n = strlen(argv[i]);
 		if (n > 4 && strcmp(argv[i] + n - 4, ".whl") == 0 && stat(argv[i], &st) == 0 && S_ISREG(st.st_mode)) {
 			bad |= tree_wheel(&w->tree, argv[i]) != 0;
 		} else if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-			bad |= tree_walk(&w->tree, argv[i]) != 0;
-			if (w->tree.nfiles == before && !w->tree.errors)
+			if (tree_walk(&w->tree, argv[i], INPUT_FOLDER) != 0) {
+				bad = 1;
+			} else if (w->tree.nfiles == before && w->tree.errors == errors) {
 				cli_error("%s is a directory holding no program, library or GPU code to check", argv[i]);
-			bad |= w->tree.nfiles == before;
+				tree_input_drop(&w->tree);
+				bad = 1;
+			}
 		} else
 			add_job(w, strdup(argv[i]), strdup(argv[i]), NULL, NULL);
 	}
-	if (a->want_python)
-		bad |= tree_python(&w->tree, a->python) < 0;
+	if (a->want_python && tree_python(&w->tree, a->python) < 0)
+		return -1;
 	tree_done(&w->tree);
 	for (size_t k = 0; k < w->tree.nfiles; k++) {
 		add_job(w, strdup(w->tree.files[k]), strdup(w->tree.files[k]), NULL, NULL);
@@ -464,10 +514,13 @@ int cmd_check(int argc, char **argv)
 		return CLI_ERROR;
 	if (!a.o.versus)
 		no_driver = driver_here(&a);
-	w.status = gather(&w, &a, argc, argv);
+	if ((w.status = gather(&w, &a, argc, argv)) < 0) {
+		free_work(&w);
+		return CLI_ERROR;
+	}
 	if (a.o.json)
 		check_print_json_head(&a.o);
-	w.env = w.tree.nfiles > 0 || a.want_python;
+	w.env = w.tree.ninputs > 0;
 	if (w.env && !a.recursive)
 		check_all_parallel(&w, &a);
 	else
@@ -479,6 +532,7 @@ int cmd_check(int argc, char **argv)
 		printf("\n  ]}\n");
 	else if (no_driver && w.any_cuda)
 		printf("(%s; use --driver-version=X.Y to see what a given driver lacks)\n", no_driver);
+	tree_wheels_done();
 	free_work(&w);
 	return w.status;
 }

@@ -77,6 +77,8 @@ int cli_gpus(const struct cli_lib *lib, struct cli_gpu *gpus, int max, char *why
 /* ---- ELF machines (machine.c) ---- */
 /* The name of the machine this command is built for ("x86-64", "AArch64"). */
 const char *cli_native_machine(void);
+/* This machine's ELF class, data encoding and e_machine. */
+void cli_native_elf(int *cls, int *data, unsigned *machine);
 /* Is this ELF object for this machine (class and e_machine)? why says if not. */
 int cli_elf_machine_ok(Elf *elf, const char **why);
 /* Can cushim check read it: an ELF object of this class for a machine CUDA
@@ -85,9 +87,27 @@ int cli_elf_machine_ok(Elf *elf, const char **why);
  * reads 64-bit ELF files"). */
 int cli_elf_checkable(Elf *elf, const char **machine, const char **why);
 
-/* ---- finding libraries the way the loader does (ldsearch.c) ---- */
-/* Does this file exist and hold an ELF object for this machine? */
+/* ---- finding libraries the way the loader does (findlib.c) ---- */
+/* Opens a regular file to read, and nothing else: its type is read first
+ * (stat), the open cannot block (O_NONBLOCK, cleared once fstat has seen a
+ * regular file).  The descriptor, or -1: *type names what the file is when
+ * it is not a regular file ("a FIFO", "a directory"), else NULL and errno
+ * says why.  st: the file's status (where stat succeeded). */
+struct stat;
+int cli_open_regular(const char *path, struct stat *st, const char **type);
+/* Is this a regular file holding an ELF object for this machine? */
 int cli_elf_native(const char *path);
+/* What the loader makes of a file where it looks for a library: it passes
+ * over it (absent, a socket, another word size or machine) and looks on,
+ * it loads it, or it stops there (a FIFO, on which it blocks; an empty,
+ * short, truncated or non-ELF file; a directory or a device), why says so. */
+enum { CLI_LD_SKIPPED, CLI_LD_LOADS, CLI_LD_STOPS };
+int cli_ld_candidate(const char *path, char *why, size_t whysize);
+/* Where the loader takes a DT_NEEDED name from, in the order of
+ * cli_ld_search below: CLI_LD_LOADS with the path in out; CLI_LD_STOPS with
+ * the file it stops at in out and why; CLI_LD_SKIPPED when nothing is found. */
+int cli_ld_find(const char *name, const char *rpath, const char *runpath, char *out, size_t size, char *why,
+		size_t whysize);
 /* $ORIGIN, $LIB and $PLATFORM expanded in a DT_RPATH/DT_RUNPATH list; malloc'd. */
 char *cli_ld_expand(const char *list, const char *origin);
 /* Find a DT_NEEDED name as the library finds the real driver (src/common/ldsearch.h):
@@ -104,6 +124,11 @@ int cli_ld_search(const char *name, const char *rpath, const char *runpath,
  * The path in out and 1 (CUSHIM_DRIVER) or 0 (the search), or -1 when there
  * is none; *bad is CUSHIM_DRIVER when it was set and passed over, else NULL. */
 int cli_real_driver(char *out, size_t size, const char **bad);
+
+/* ---- C++ names (demangle.c) ---- */
+/* name demangled into buf ("app::launch(int)"), or name itself when it is
+ * no C++ name or there is no demangler. */
+const char *cli_demangle(const char *name, char *buf, size_t size);
 
 /* ---- JSON output (json.c) ---- */
 void json_string(FILE *f, const char *s);

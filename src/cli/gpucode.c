@@ -208,18 +208,48 @@ void cli_gpucode_free(struct cli_gpucode *g)
 	fb_free(&g->list);
 }
 
-int cli_gpu_parse(const char *s, struct cli_gpu_arch *gpu)
+/* The compute capabilities NVIDIA's GPUs have (CUDA C++ Programming Guide,
+ * "Compute Capabilities"; 10.1 is 11.0 from CUDA 13 on), as major * 10 +
+ * minor, and those with arch-specific (sm_90a on) and family-specific
+ * (sm_100f on) code. */
+static const int known_archs[] = { 10, 11, 12, 13, 20, 21, 30, 32, 35, 37, 50, 52, 53, 60, 61, 62,
+				   70, 72, 75, 80, 86, 87, 88, 89, 90, 100, 101, 103, 110, 120, 121 };
+
+static int known_arch(int arch, char variant)
 {
-	int major, minor, n = -1;
+	for (size_t i = 0; i < sizeof known_archs / sizeof *known_archs; i++)
+		if (known_archs[i] == arch)
+			return !variant || (variant == 'a' && arch >= 90) || (variant == 'f' && arch >= 100);
+	return 0;
+}
+
+/* Digits, at least one: their value, or -1 (and *s past them). */
+static int digits(const char **s)
+{
+	int v = 0, n = 0;
+	for (; **s >= '0' && **s <= '9' && n < 4; (*s)++, n++)
+		v = v * 10 + (**s - '0');
+	return n && !(**s >= '0' && **s <= '9') ? v : -1;
+}
+
+int cli_gpu_parse(const char *s, struct cli_gpu_arch *gpu, char *variant)
+{
+	int major, minor;
 	if (strncmp(s, "sm_", 3) == 0)
 		s += 3;
-	if (sscanf(s, "%d.%d%n", &major, &minor, &n) == 2 && n == (int)strlen(s) && minor >= 0 && minor <= 9)
-		;
-	else if (sscanf(s, "%d%n", &major, &n) == 1 && n == (int)strlen(s) && major >= 10)
-		minor = major % 10, major /= 10;
-	else
+	if ((major = digits(&s)) < 0)
 		return -1;
-	if (major < 1 || major > 99)
+	if (*s == '.') {
+		s++;
+		if ((minor = digits(&s)) < 0 || minor > 9)
+			return -1;
+	} else if (major >= 10) {
+		minor = major % 10, major /= 10;
+	} else {
+		return -1;
+	}
+	*variant = *s == 'a' || *s == 'f' ? *s++ : 0;
+	if (*s || !known_arch(major * 10 + minor, *variant))
 		return -1;
 	gpu->major = major;
 	gpu->minor = minor;

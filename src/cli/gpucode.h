@@ -29,7 +29,9 @@ int cli_gpucode_kernels(const struct cli_gpucode *g);
  * 0, or -1 when no section of the file holds it. */
 int cli_elf_bytes_at(Elf *elf, GElf_Addr vaddr, const unsigned char **p, size_t *n);
 
-/* "sm_90", "90", "9.0" -> 9.0; -1 when not a GPU architecture. */
-int cli_gpu_parse(const char *s, struct cli_gpu_arch *gpu);
+/* "sm_90", "90", "9.0" -> 9.0, and NVIDIA's arch- and family-specific
+ * names ("sm_90a", "sm_100f": *variant 'a' or 'f', else 0); -1 when it is
+ * not the architecture of a GPU NVIDIA has made. */
+int cli_gpu_parse(const char *s, struct cli_gpu_arch *gpu, char *variant);
 
 #endif

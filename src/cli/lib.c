@@ -28,8 +28,9 @@ static int usable(const char *path, char *out, size_t size)
 }
 
 /* In the build tree the command sits in the top build folder and libtool
- * leaves the library in .libs/ beside it; installed, it is in the configured
- * libdir. --lib overrides both. */
+ * leaves the library in .libs/ beside it.  Installed, it is in lib/ beside
+ * the command's bin/ (a prefix moved as a whole, or the Python package,
+ * which holds one), else in the configured libdir.  --lib overrides them. */
 static int find_lib(const char *option, struct cli_lib *lib)
 {
 	char self[PATH_MAX], cand[PATH_MAX + 32];
@@ -53,6 +54,11 @@ static int find_lib(const char *option, struct cli_lib *lib)
 				lib->how = "next to the command (build tree)";
 				return 0;
 			}
+			snprintf(cand, sizeof cand, "%s/../lib/libcushim.so", self);
+			if (usable(cand, lib->path, sizeof lib->path)) {
+				lib->how = "in ../lib from the command's folder";
+				return 0;
+			}
 		}
 	}
 	snprintf(cand, sizeof cand, "%s/libcushim.so", CUSHIM_LIBDIR);
@@ -60,7 +66,7 @@ static int find_lib(const char *option, struct cli_lib *lib)
 		lib->how = "the configured libdir";
 		return 0;
 	}
-	cli_error("cannot find libcushim.so (looked beside this command in .libs/ and in %s); "
+	cli_error("cannot find libcushim.so (looked beside this command in .libs/ and ../lib/, and in %s); "
 		  "use --lib=PATH", CUSHIM_LIBDIR);
 	return -1;
 }

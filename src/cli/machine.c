@@ -46,6 +46,13 @@ const char *cli_native_machine(void)
 	return machine_name(NATIVE_MACHINE);
 }
 
+void cli_native_elf(int *cls, int *data, unsigned *machine)
+{
+	*cls = NATIVE_CLASS;
+	*data = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
+	*machine = NATIVE_MACHINE;
+}
+
 /* The ELF header of an ELF file of the native class, or why not. */
 static int native_class_header(Elf *elf, GElf_Ehdr *eh, const char **why)
 {

@@ -7,6 +7,7 @@
 #include "ldsearch.h"
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -128,6 +129,71 @@ static int setup_masquerade(const char *lib, const char *driver_opt, int quiet)
 	setenv("LD_LIBRARY_PATH", v, 1);
 	free(v);
 	return 0;
+}
+
+/* The report: a file in a folder of its own, where each process of the
+ * program notes an output it could not write (CUSHIM_RUN_REPORT, the
+ * library's log.c), for the line cushim run says when the program ends. */
+static char report_dir[PATH_MAX], report_path[PATH_MAX + 16];
+
+static void report_setup(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	int fd;
+
+	snprintf(report_dir, sizeof report_dir, "%s/cushim-run.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(report_dir)) {
+		report_dir[0] = '\0';
+		return; /* no report: the log still says each loss */
+	}
+	snprintf(report_path, sizeof report_path, "%s/report", report_dir);
+	if ((fd = open(report_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600)) < 0) {
+		rmdir(report_dir);
+		report_dir[0] = '\0';
+		return;
+	}
+	close(fd);
+	setenv("CUSHIM_RUN_REPORT", report_path, 1);
+}
+
+/* The exit line: what the program's processes could not write, when any
+ * (lines "PID what"), then the report removed. */
+static void report_end(const char *program)
+{
+	static char buf[65536];
+	char line[8192];
+	struct stat st;
+	size_t len = 0, used = 0;
+	int fd, shown = 0, more = 0;
+
+	if (!report_dir[0])
+		return;
+	fd = open(report_path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		for (ssize_t r; len < sizeof buf - 1 && (r = read(fd, buf + len, sizeof buf - 1 - len)) > 0;)
+			len += (size_t)r;
+	if (fd >= 0)
+		close(fd);
+	buf[len] = '\0';
+	for (char *p = buf, *nl; *p; p = nl + 1) {
+		if (!(nl = strchr(p, '\n')))
+			break;
+		*nl = '\0';
+		const char *what = p + strspn(p, "0123456789");
+		if (shown == 4 || used >= sizeof line - 600) {
+			more++;
+			continue;
+		}
+		used += (size_t)snprintf(line + used, sizeof line - used, "%s pid %.*s:%.500s", shown ? ";" : "",
+					 (int)(what - p), p, what);
+		shown++;
+	}
+	if (shown)
+		cli_error("%s ended, but writes to its outputs failed (said on its log):%s%s", program, line,
+			  more ? "; and more" : "");
+	unlink(report_path);
+	rmdir(report_dir);
+	report_dir[0] = '\0';
 }
 
 /* The options of cushim run's own, after those of the settings table. */
@@ -327,7 +393,9 @@ int cmd_run(int argc, char **argv)
 		return rc;
 	if (cli_find_lib(a.libopt, &lib) != 0 || prepare_environment(&lib, &a) != 0)
 		return RUN_USAGE;
+	report_setup();
 	rc = run_program(argv + optind);
+	report_end(argv[optind]);
 	masquerade_cleanup();
 	return rc;
 }

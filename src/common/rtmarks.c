@@ -48,7 +48,13 @@ UNCHECKED void rt_find_release(const unsigned char *p, size_t n, int *release, c
 	}
 }
 
+/* The runtime's error text, kept in writable data: cushim check reads a
+ * file's read-only data for it, and cushim's own files (the command, the
+ * library) carry no runtime.  The section is named so that no optimisation
+ * moves a never-written array to read-only data. */
+static char runtime_mark[] __attribute__((section(".data"))) = RUNTIME_MARK;
+
 UNCHECKED int rt_has_runtime_mark(const unsigned char *p, size_t n)
 {
-	return find(p, n, RUNTIME_MARK, sizeof RUNTIME_MARK - 1) != NULL;
+	return find(p, n, runtime_mark, sizeof runtime_mark - 1) != NULL;
 }

@@ -167,6 +167,13 @@ static int parse_run(const char *v, struct cushim_conf *c)
 	return 0;
 }
 
+/* A path: read by log.c when a write fails, nothing kept here. */
+static int parse_report(const char *v, struct cushim_conf *c)
+{
+	(void)c;
+	return v[0] == '/' ? 0 : -1;
+}
+
 const struct cushim_setting cushim_settings[] = {
 	{ "CUSHIM_LOG", "log=LEVEL", "off, warn, info, errors or trace", "warn", NULL,
 	  "what is logged: warn (missing exports, problems), info (where entry points come from), errors (every "
@@ -192,6 +199,9 @@ const struct cushim_setting cushim_settings[] = {
 	{ "CUSHIM_RUN", NULL, "PID-SECONDS, set by cushim", NULL, "this process starts a run",
 	  "set by cushim for every process a run starts (its first process's pid and start time): only a process "
 	  "without it may empty a stale output file; not meant to be set by hand", parse_run, 1 },
+	{ "CUSHIM_RUN_REPORT", NULL, "an absolute file path, set by cushim run", NULL, "no report",
+	  "set by cushim run for the program it starts: the file where each process notes an output it could not "
+	  "write, for cushim run's exit line; not meant to be set by hand", parse_report, 1 },
 };
 const int cushim_nsettings = (int)(sizeof cushim_settings / sizeof *cushim_settings);
 

@@ -12,10 +12,15 @@
  * (or none), a stale file of an earlier run; any other process keeps it.  A process that does not
  * own the name creates a name derived from it with O_EXCL: tl.json ->
  * tl.PID.json (tl.PID-2.json, ... when that is taken), tl.%p.json ->
- * tl.PID-2.json.  Nothing here runs per call: only when a file is opened. */
+ * tl.PID-2.json.  A name held by what is not the user's own file (ownfile.c:
+ * a FIFO, a device, another user's file, one group or others may read) is
+ * never opened for writing: it is said once, and the process writes a
+ * derived name instead.  Nothing here runs per call: only when a file is
+ * opened. */
 #include "conf.h"
 #include "outputs.h"
 #include "log.h"
+#include "ownfile.h"
 #include "settings.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -57,27 +62,28 @@ void cushim_run_forked(void)
 enum { TAKEN = -2 };
 
 /* Whether the file names this run: a process of it wrote it (the timeline's
- * bootstrap event and the summary both say "run"). */
+ * bootstrap event and the summary both say "run"), or this very process
+ * before an exec, when it started a run of its own (its pid begins it). */
 static int this_run(int fd)
 {
-	char buf[8192], needle[64];
+	char buf[8192], needle[64], self[32];
 	ssize_t n = pread(fd, buf, sizeof buf, 0);
 	int m = snprintf(needle, sizeof needle, "\"%s\"", cushim_run_id);
-	return n > 0 && memmem(buf, (size_t)n, needle, (size_t)m) != NULL;
+	int k = snprintf(self, sizeof self, "\"%ld-", (long)getpid());
+	return n > 0 && (memmem(buf, (size_t)n, needle, (size_t)m) || memmem(buf, (size_t)n, self, (size_t)k));
 }
 
-/* path for this process alone, or TAKEN (or -1 with errno). */
-static int claim(const char *path, int flags)
+/* path for this process alone: the fd, TAKEN, CUSHIM_REFUSED (why says
+ * what the file is instead of the user's own), or -1 with errno. */
+static int claim(const char *path, int flags, char *why, size_t size)
 {
-	int created = 1, fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | flags, 0600);
+	int created, fd = cushim_open_own(path, O_RDWR | flags, &created, why, size);
 	struct stat st;
 
-	if (fd < 0 && errno == EEXIST) {
-		created = 0;
-		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | flags);
-	}
+	if (fd == -1 && errno == EACCES)
+		return TAKEN; /* this user's, and not writable */
 	if (fd < 0)
-		return errno == EACCES && !created ? TAKEN : -1; /* another user's, say */
+		return fd;
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 		if (errno != EWOULDBLOCK && created)
 			return fd; /* no locks on this file system: the creator's */
@@ -110,9 +116,9 @@ static int derive(const char *base, int has_pid, int k, char *out, size_t size)
 	return m > 0 && (size_t)m < size ? 0 : -1;
 }
 
-int cushim_output_open(const char *value, int flags, char *path, size_t size)
+int cushim_output_open(const char *what, const char *value, int flags, char *path, size_t size)
 {
-	char base[4096];
+	char base[4096], why[160];
 	int fd;
 
 	snprintf(path, size, "%s", value);
@@ -121,16 +127,22 @@ int cushim_output_open(const char *value, int flags, char *path, size_t size)
 		return -1;
 	}
 	strcpy(path, base);
-	if ((fd = claim(base, flags)) != TAKEN)
+	if ((fd = claim(base, flags, why, sizeof why)) != TAKEN && fd != CUSHIM_REFUSED)
 		return fd;
 	for (int k = 1; k < 1000; k++) {
 		if (derive(base, strstr(value, "%p") != NULL, k, path, size) != 0) {
 			errno = ENAMETOOLONG;
-			return -1;
+			fd = -1;
+			break;
 		}
+		/* created here, so a regular file of this user's, mode 0600 */
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | flags, 0600);
 		if (fd >= 0 || errno != EEXIST)
-			return fd;
+			break;
 	}
-	return -1;
+	if (why[0] && fd >= 0)
+		cushim_log(CUSHIM_LOG_WARN, "%s file %s %s: this process writes %s instead", what, base, why, path);
+	else if (why[0])
+		cushim_log(CUSHIM_LOG_WARN, "%s file %s %s", what, base, why);
+	return fd;
 }

@@ -9,10 +9,12 @@
 extern char cushim_run_id[48] CUSHIM_HIDDEN;
 extern int cushim_run_first CUSHIM_HIDDEN;
 void cushim_run_forked(void) CUSHIM_HIDDEN; /* in a forked child */
-/* The file a setting names (value, %p expanded), for this process alone:
- * the name itself when this process owns it, else a derived one created
- * anew; open for writing with flags added, close-on-exec, mode 0600, never
- * through a symlink.  The fd, or -1 with errno; the name in path. */
-int cushim_output_open(const char *value, int flags, char *path, size_t size) CUSHIM_HIDDEN;
+/* The file the setting what names (value, %p expanded), for this process
+ * alone: the name itself when this process owns it, else a derived one
+ * created anew (said once when the name is refused: not the user's own
+ * regular file, mode 0600 or stricter); open for writing with flags added,
+ * close-on-exec, never blocking, never through a symlink.  The fd, or -1
+ * with errno; the name in path. */
+int cushim_output_open(const char *what, const char *value, int flags, char *path, size_t size) CUSHIM_HIDDEN;
 
 #endif

@@ -4,7 +4,9 @@
  * late it exits (outputs.c); a forked child claims its own at exit, and
  * writes none when it made no call.  The text is made in memory and written
  * at once: the JSON file whole, the table with one write(2) where the log is
- * a file. */
+ * a file.  A JSON file that cannot be written (a full disk) is left empty,
+ * said once, and the table goes to the log instead, as for a name that
+ * cannot be opened. */
 #include "table.h"
 #include "conf.h"
 #include "outputs.h"
@@ -24,11 +26,13 @@
 static int summary_fd = -1;
 static char summary_path[4096];
 static int forked;
+static int lost_said;
 
 void cushim_summary_claim(void)
 {
 	if (cushim_conf.summary == 2)
-		summary_fd = cushim_output_open(cushim_conf.summary_file, 0, summary_path, sizeof summary_path);
+		summary_fd = cushim_output_open("CUSHIM_SUMMARY", cushim_conf.summary_file, 0, summary_path,
+						sizeof summary_path);
 }
 
 void cushim_summary_forked(void)
@@ -37,6 +41,7 @@ void cushim_summary_forked(void)
 		close(summary_fd); /* the parent's, still locked by the parent */
 	summary_fd = -1;
 	forked = 1;
+	lost_said = 0;
 }
 
 struct text {
@@ -99,13 +104,13 @@ static void to_log(const char *buf, size_t len, int log_is_file)
 			while (m > 1 && buf[off + m - 1] != '\n')
 				m--;
 		}
-		cushim_write_all(cushim_log_fd(), buf + off, m);
+		cushim_log_write(buf + off, m);
 		off += m;
 	}
 }
 
 void cushim_summary_write(const struct cushim_summary_row *rows, unsigned n, uint64_t calls, double ns_per_tick,
-			  int log_is_file)
+			  int log_is_file, int keep)
 {
 	size_t size = 512 + (size_t)n * 256 + CUSHIM_CAUSES_JSON_MAX;
 	char *buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -117,16 +122,23 @@ void cushim_summary_write(const struct cushim_summary_row *rows, unsigned n, uin
 		if (summary_fd < 0)
 			cushim_summary_claim();
 		json(&t, rows, n, calls, ns_per_tick);
-		if (summary_fd >= 0 && ftruncate(summary_fd, 0) == 0) {
-			cushim_write_all(summary_fd, buf, (size_t)(t.p - buf));
-			t.p = NULL;
-		} else {
+		if (summary_fd < 0) {
 			cushim_log(CUSHIM_LOG_WARN, "cannot write CUSHIM_SUMMARY file %s; summary on the log instead",
 				   summary_path);
+		} else if (ftruncate(summary_fd, 0) != 0 || cushim_write_all(summary_fd, buf, (size_t)(t.p - buf)) != 0) {
+			int e = errno;
+			/* No half summary: cushim summary calls an empty file one whose process did not end. */
+			while (ftruncate(summary_fd, 0) != 0 && errno == EINTR)
+				;
+			cushim_log_lost(&lost_said, "cannot write CUSHIM_SUMMARY file %s: %s; summary on the log instead",
+					summary_path, strerror(e));
+		} else {
+			t.p = NULL;
 		}
-		if (summary_fd >= 0)
+		if (summary_fd >= 0 && !keep) {
 			close(summary_fd);
-		summary_fd = -1;
+			summary_fd = -1;
+		}
 	}
 	if (t.p && !(cushim_conf.summary == 2 && forked && calls == 0)) {
 		t = (struct text){ buf, size };

@@ -6,7 +6,8 @@
  * event first; every later write begins with ",\n" and ends with a whole
  * event, and the exit writes the closing "\n]\n".  A file cut short by a kill
  * lacks only that (and at worst the tail of one write): `cushim timeline
- * --repair` puts it back.  The events of calls are formatted into trace.c's
+ * --repair` puts it back.  A write that fails (a full disk) is said once, and
+ * nothing is written after it.  The events of calls are formatted into trace.c's
  * per-thread buffers (a thread's name event before its first call) and
  * written when a buffer fills, at thread exit, at fork and at exit; the
  * bootstrap and each missing export are instant events, written at once.
@@ -264,13 +265,31 @@ size_t cushim_timeline_event(char *buf, size_t size, int *named, int tid, unsign
 
 /* ---- the file ---- */
 static int open_pending(void);
+static char tl_path[4096];
+/* A write failed (a full disk, say): said once, and nothing more is
+ * written, so that the file holds whole events up to there (and perhaps
+ * part of the one being written, which --repair drops). */
+static int lost, lost_said;
+static __thread int my_writes __attribute__((tls_model("initial-exec")));
+static off_t exec_end = -1; /* an exec's bracket begins there: cut off when the exec fails */
+
+static void write_or_lose(const char *buf, size_t n)
+{
+	if (__atomic_load_n(&lost, __ATOMIC_ACQUIRE) || cushim_write_all(tl_fd, buf, n) == 0)
+		return;
+	__atomic_store_n(&lost, 1, __ATOMIC_RELEASE);
+	cushim_log_lost(&lost_said, "cannot write CUSHIM_TIMELINE file %s: %s; the timeline is cut there and "
+			"later events are lost (cushim timeline --repair keeps what it holds)", tl_path, strerror(errno));
+}
 
 void cushim_timeline_write(const char *buf, size_t n)
 {
 	__atomic_add_fetch(&writers, 1, __ATOMIC_SEQ_CST);
+	my_writes++;
 	if (!__atomic_load_n(&closed, __ATOMIC_SEQ_CST) &&
 	    (__atomic_load_n(&tl_state, __ATOMIC_ACQUIRE) == OPEN || open_pending()))
-		cushim_write_all(tl_fd, buf, n);
+		write_or_lose(buf, n);
+	my_writes--;
 	__atomic_sub_fetch(&writers, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -283,21 +302,22 @@ __attribute__((noinline)) void cushim_timeline_direct(int tid, unsigned i, CUres
 }
 
 /* FILE with %p expanded, or a name derived from it when another process
- * owns that (outputs.c): FILE.PID.json for a forked child, for a program
- * another one started, or beside another run's process. */
+ * owns that, or it is not the user's own file (outputs.c): FILE.PID.json
+ * for a forked child, for a program another one started, or beside another
+ * run's process. */
 static int open_file(void)
 {
-	char path[4096];
-	int fd = cushim_output_open(cushim_conf.timeline, O_APPEND, path, sizeof path);
+	int fd = cushim_output_open("CUSHIM_TIMELINE", cushim_conf.timeline, O_APPEND, tl_path, sizeof tl_path);
 
 	if (fd < 0)
-		cushim_log(CUSHIM_LOG_WARN, "cannot open CUSHIM_TIMELINE file %s: %s; no timeline", path,
+		cushim_log(CUSHIM_LOG_WARN, "cannot open CUSHIM_TIMELINE file %s: %s; no timeline", tl_path,
 			   strerror(errno));
+	lost = lost_said = 0;
 	return fd;
 }
 
 /* "[" and the process's name: the first write of a file. */
-static void header(int fd)
+static void header(void)
 {
 	char buf[512];
 	struct jout o = { buf, sizeof buf };
@@ -309,7 +329,7 @@ static void header(int fd)
 	LIT(&o, ",\"args\":{\"name\":");
 	str(&o, program_invocation_short_name);
 	LIT(&o, "}}");
-	cushim_write_all(fd, buf, (size_t)(o.p - buf));
+	write_or_lose(buf, (size_t)(o.p - buf));
 }
 
 /* ,\n{"name":NAME,"cat":CAT,"ph":"i","s":SCOPE,...,"args":{ -- the caller
@@ -432,7 +452,7 @@ int cushim_timeline_start(void)
 	if (!cushim_conf.timeline || (tl_fd = open_file()) < 0)
 		return 0;
 	tl_pid = (int)getpid();
-	header(tl_fd);
+	header();
 	__atomic_store_n(&tl_state, OPEN, __ATOMIC_RELEASE);
 	bootstrap_event();
 	return 1;
@@ -446,7 +466,7 @@ static int open_pending(void)
 	if (__atomic_compare_exchange_n(&tl_state, &st, OPENING, 0, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
 		opener = 1;
 		if ((tl_fd = open_file()) >= 0)
-			header(tl_fd);
+			header();
 		opener = 0;
 		__atomic_store_n(&tl_state, tl_fd >= 0 ? OPEN : OFF, __ATOMIC_RELEASE);
 		return tl_fd >= 0;
@@ -469,15 +489,42 @@ void cushim_timeline_child(void)
 	tl_state = PENDING;
 	tl_pid = (int)getpid();
 	writers = closed = 0; /* the threads that counted are gone */
+	my_writes = 0;
+	exec_end = -1;
+}
+
+/* Close the array, once; where it ends before the bracket in *end (or -1).
+ * Writers of other threads are given a while to end; one this thread was in
+ * the middle of (a signal handler that called exit or exec) never ends
+ * before this returns. */
+static void close_array(off_t *end)
+{
+	*end = -1;
+	if (__atomic_load_n(&tl_state, __ATOMIC_ACQUIRE) != OPEN || __atomic_exchange_n(&closed, 1, __ATOMIC_SEQ_CST))
+		return;
+	for (int spins = 0; __atomic_load_n(&writers, __ATOMIC_SEQ_CST) > my_writes && spins < 100000; spins++)
+		sched_yield();
+	*end = lseek(tl_fd, 0, SEEK_END);
+	write_or_lose(CUSHIM_TL_CLOSE, sizeof CUSHIM_TL_CLOSE - 1);
 }
 
 /* At exit, once every buffer is written: close the array. */
 void cushim_timeline_finish(void)
 {
-	if (__atomic_load_n(&tl_state, __ATOMIC_ACQUIRE) != OPEN)
-		return;
-	__atomic_store_n(&closed, 1, __ATOMIC_SEQ_CST);
-	for (int spins = 0; __atomic_load_n(&writers, __ATOMIC_SEQ_CST) && spins < 100000; spins++)
-		sched_yield();
-	cushim_write_all(tl_fd, CUSHIM_TL_CLOSE, sizeof CUSHIM_TL_CLOSE - 1);
+	off_t end;
+	close_array(&end);
+}
+
+/* An exec closes the array as the exit does, so that the file is whole
+ * when the new program runs; where the exec fails, the bracket is cut off
+ * again and the file goes on. */
+void cushim_timeline_exec(int before)
+{
+	if (before) {
+		close_array(&exec_end);
+	} else if (exec_end >= 0) {
+		if (ftruncate(tl_fd, exec_end) == 0)
+			__atomic_store_n(&closed, 0, __ATOMIC_SEQ_CST);
+		exec_end = -1;
+	}
 }

@@ -8,6 +8,8 @@
 int cushim_timeline_start(void) CUSHIM_HIDDEN; /* 1: the file is open */
 void cushim_timeline_child(void) CUSHIM_HIDDEN;
 void cushim_timeline_finish(void) CUSHIM_HIDDEN;
+/* Closed before an exec (before 1), opened again after one that failed (0). */
+void cushim_timeline_exec(int before) CUSHIM_HIDDEN;
 void cushim_timeline_write(const char *buf, size_t n) CUSHIM_HIDDEN;
 /* ",\n{...}": the call's complete event, after a thread_name event when
  * *named is not tid yet (named NULL: none). At most size bytes. */

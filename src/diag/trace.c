@@ -5,7 +5,18 @@
  * the plain forwarding path stays as it is.  Each thread formats its lines into
  * a buffer of its own and writes whole lines, at most PIPE_BUF bytes at a time,
  * so lines never tear; buffers are flushed when full, at thread exit, at fork
- * and at exit.  Each thread counts its own calls for the summary. */
+ * and at exit.  Each thread counts its own calls for the summary.
+ *
+ * The locks.  A buffer's busy flag is taken without waiting by its owner, and
+ * by a flusher (thread exit, fork, exit) holding list_lock; list_lock is held
+ * with every signal blocked, so that no signal handler runs on a thread that
+ * holds it.  No wait is on the waiting thread itself: where the owner of a
+ * buffer is this very thread (a signal handler that forks or exits while its
+ * thread was in the middle of a line), the buffer is left to that call, and
+ * a wait for another thread's buffer is bounded.  Nothing here holds
+ * list_lock across the loader, the driver or stdio: under it run write(2),
+ * the open of a forked child's timeline file at its first event, and the
+ * message of a failed write. */
 #include "table.h"
 #include "conf.h"
 #include "outputs.h"
@@ -22,6 +33,8 @@
 #include <stdarg.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +70,9 @@ struct tbuf {
 	char *tl;          /* the timeline's events (timeline.c), NULL without one */
 	size_t tllen;
 	int tl_tid;        /* the thread the timeline has named for this buffer */
+	size_t sent, tlsent; /* what of data and tl is written already: a flush in progress, or an exec */
+	int held;          /* prefork took it: postfork gives it back in the parent */
+	int stale;         /* a forked child's copy, held by the call its fork interrupted: emptied at its next take */
 	char data[TBUF_SIZE];
 };
 #define TL_SIZE 131072
@@ -73,25 +89,87 @@ static int log_is_file; /* one write of whole lines is atomic there; pipes need 
 static int text_lines;  /* as cushim_lines, for the text trace alone */
 static int timeline;    /* CUSHIM_TIMELINE's file is open */
 
-static void flush_locked(struct tbuf *b)
+/* What b holds, written; sent and tlsent follow, so that an exec from a
+ * signal handler that interrupted this writes only the rest. */
+static void write_held(struct tbuf *b)
 {
-	size_t off = 0;
-	while (off < b->len) {
-		size_t n = b->len - off;
+	while (b->sent < b->len) {
+		size_t n = b->len - b->sent;
 		if (n > 4096 && !log_is_file) { /* PIPE_BUF: cut at the last whole line */
 			n = 4096;
-			while (n > 0 && b->data[off + n - 1] != '\n')
+			while (n > 0 && b->data[b->sent + n - 1] != '\n')
 				n--;
 			if (n == 0)
 				n = 4096;
 		}
-		cushim_write_all(cushim_log_fd(), b->data + off, n);
-		off += n;
+		cushim_log_write(b->data + b->sent, n);
+		b->sent += n;
 	}
-	b->len = 0;
-	if (b->tllen)
-		cushim_timeline_write(b->tl, b->tllen);
-	b->tllen = 0;
+	if (b->tlsent < b->tllen) {
+		cushim_timeline_write(b->tl + b->tlsent, b->tllen - b->tlsent);
+		b->tlsent = b->tllen;
+	}
+}
+
+static void flush_locked(struct tbuf *b)
+{
+	write_held(b);
+	b->len = b->sent = 0;
+	b->tllen = b->tlsent = 0;
+}
+
+/* b's busy flag, taken without waiting: 1, or 0 where another holds it.  A
+ * stale copy is emptied first: what it holds is the parent's. */
+static inline int take(struct tbuf *b)
+{
+	if (__atomic_exchange_n(&b->busy, 1, __ATOMIC_ACQUIRE))
+		return 0;
+	if (__builtin_expect(b->stale, 0)) {
+		b->len = b->tllen = b->sent = b->tlsent = 0;
+		b->tl_tid = 0;
+		b->stale = 0;
+	}
+	return 1;
+}
+
+static inline void give(struct tbuf *b)
+{
+	__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
+}
+
+/* list_lock, with every signal blocked (the mask before in *old). */
+static void lock_list(sigset_t *old)
+{
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+	pthread_mutex_lock(&list_lock);
+}
+
+static void unlock_list(const sigset_t *old)
+{
+	pthread_mutex_unlock(&list_lock);
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+/* Another thread's buffer, taken under list_lock: its owner ends its line
+ * within microseconds, unless a signal handler on it waits for what this
+ * thread holds (a fork's lock, list_lock); so the wait is bounded, and a
+ * buffer not had by then is left to its owner.  1 when taken. */
+static int take_waiting(struct tbuf *b)
+{
+	struct timespec t0, t;
+
+	if (take(b))
+		return 1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		sched_yield();
+		if (take(b))
+			return 1;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 100000000L);
+	return 0;
 }
 
 static void fold_counters(struct tbuf *b)
@@ -107,22 +185,27 @@ static void fold_counters(struct tbuf *b)
 	memset(b->cnt, 0, CUSHIM_NSYMS * sizeof *b->cnt);
 }
 
-/* Thread exit: flush, count what it counted, and free the buffer for reuse. */
+/* Thread exit: flush, count what it counted, and free the buffer for reuse.
+ * Under list_lock only the owner takes a buffer without the lock, and the
+ * owner is this thread: a busy flag set here was left by a call of this
+ * thread's that never ends (pthread_exit from a signal handler), so the
+ * buffer is simply taken. */
 static void tbuf_retire(void *p)
 {
 	struct tbuf *b = p;
+	sigset_t old;
 
 	my_tbuf = NULL;
 	cushim_my_counters = NULL;
 	tbuf_failed = 1; /* a destructor after this one traces straight to the log */
-	pthread_mutex_lock(&list_lock);
-	while (__atomic_exchange_n(&b->busy, 1, __ATOMIC_ACQUIRE))
-		;
+	lock_list(&old);
+	__atomic_store_n(&b->busy, 0, __ATOMIC_RELAXED); /* no other holder, as said above */
+	take(b);
 	flush_locked(b);
 	fold_counters(b);
-	__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
+	give(b);
 	__atomic_store_n(&b->free, 1, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&list_lock);
+	unlock_list(&old);
 }
 
 static struct tbuf *new_tbuf(void)
@@ -213,13 +296,13 @@ void cushim_trace_call(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const u
 	struct tbuf *b = get_tbuf();
 	int text = text_lines > 1 || (text_lines && r != CUDA_SUCCESS);
 
-	if (!b || __atomic_exchange_n(&b->busy, 1, __ATOMIC_ACQUIRE)) {
+	if (!b || !take(b)) {
 		/* No buffer, or re-entered from a signal handler, or being flushed:
 		 * write this one line (and event) straight away. */
 		char tmp[LINE_MAX_LEN];
 		int tid = (int)syscall(SYS_gettid);
 		if (text)
-			cushim_write_all(cushim_log_fd(), tmp, format_line(tmp, sizeof tmp, tid, i, r, t0, t1, argv));
+			cushim_log_write(tmp, format_line(tmp, sizeof tmp, tid, i, r, t0, t1, argv));
 		if (timeline)
 			cushim_timeline_direct(tid, i, r, t0, t1, argv);
 		return;
@@ -231,7 +314,7 @@ void cushim_trace_call(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const u
 	if (b->tl)
 		b->tllen += cushim_timeline_event(b->tl + b->tllen, CUSHIM_TL_EVENT_MAX, &b->tl_tid, b->tid, i, r, t0,
 						  t1, argv);
-	__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
+	give(b);
 }
 
 /* A forked child's watch (explain-fork.c): its failed calls reach
@@ -243,55 +326,74 @@ void cushim_trace_failures(void)
 }
 
 /* ---- fork and exit ---- */
-/* The buffers prefork took: those on the list when it walked it.  A thread's
- * first line may insert a new one at the head meanwhile; its owner holds it,
- * and postfork in the parent must not release it from under the owner. */
-static struct tbuf *fork_head;
+/* prefork takes every buffer it can and flushes it; postfork in the parent
+ * gives back only those (held): a thread's first line may insert a new one
+ * at the head meanwhile, which its owner holds.  A fork from a signal
+ * handler whose thread was in the middle of a line leaves that thread's
+ * buffer to the line: it ends in the parent, and in the child, where the
+ * buffer holds the parent's lines, it is emptied at its next take (stale).
+ * Signals stay blocked from prefork to postfork. */
+static sigset_t fork_mask;
 
 void cushim_trace_prefork(void)
 {
+	sigset_t old;
+
 	if (!cushim_tracing)
 		return;
-	pthread_mutex_lock(&list_lock);
-	fork_head = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE);
-	for (struct tbuf *b = fork_head; b; b = b->next) {
-		while (__atomic_exchange_n(&b->busy, 1, __ATOMIC_ACQUIRE))
-			;
-		flush_locked(b);
+	lock_list(&old);
+	fork_mask = old;
+	for (struct tbuf *b = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE); b; b = b->next) {
+		b->held = b == my_tbuf ? take(b) : take_waiting(b);
+		if (b->held)
+			flush_locked(b);
 	}
+}
+
+/* In the child, only this thread lives on: the others' buffers are free for
+ * reuse, and what they hold and counted is the parent's. */
+static void child_buffers(void)
+{
+	for (struct tbuf *b = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE); b; b = b->next) {
+		if (b->cnt)
+			memset(b->cnt, 0, CUSHIM_NSYMS * sizeof *b->cnt);
+		if (b == my_tbuf && !b->held) {
+			b->stale = 1; /* the interrupted line gives it back */
+			continue;
+		}
+		if (b != my_tbuf)
+			b->free = 1;
+		b->len = b->tllen = b->sent = b->tlsent = 0;
+		b->tl_tid = 0;
+		b->held = 0;
+		b->busy = 0;
+	}
+	memset(retired, 0, sizeof retired);
+	if (my_tbuf)
+		my_tbuf->tid = (int)syscall(SYS_gettid);
 }
 
 void cushim_trace_postfork(int child)
 {
+	sigset_t old = fork_mask;
+
 	if (!cushim_tracing)
 		return;
 	if (child) {
-		/* Only this thread lives on: the others' buffers are free for reuse,
-		 * and what they hold and counted is the parent's.  Those prefork took
-		 * are flushed; one made after its walk may hold the parent's lines,
-		 * or half of one, and is emptied unwritten. */
-		for (struct tbuf *b = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE); b; b = b->next) {
-			if (b->cnt)
-				memset(b->cnt, 0, CUSHIM_NSYMS * sizeof *b->cnt);
-			if (b != my_tbuf)
-				b->free = 1;
-			b->len = b->tllen = 0;
-			b->tl_tid = 0;
-			b->busy = 0;
-		}
-		memset(retired, 0, sizeof retired);
-		if (my_tbuf)
-			my_tbuf->tid = (int)syscall(SYS_gettid);
+		child_buffers();
 		my_pid = getpid();
 		cushim_run_forked();
 		cushim_log_reopen_child();
 		cushim_timeline_child();
 		cushim_summary_forked();
 	} else {
-		for (struct tbuf *b = fork_head; b; b = b->next)
-			__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
+		for (struct tbuf *b = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE); b; b = b->next)
+			if (b->held) {
+				b->held = 0;
+				give(b);
+			}
 	}
-	pthread_mutex_unlock(&list_lock);
+	unlock_list(&old);
 }
 
 static int by_total(const void *a, const void *b)
@@ -300,8 +402,8 @@ static int by_total(const void *a, const void *b)
 	return x->c.ticks < y->c.ticks ? 1 : x->c.ticks > y->c.ticks ? -1 : strcmp(cushim_syms[x->i].name, cushim_syms[y->i].name);
 }
 
-/* Every function called, its counters summed over the threads, in rows,
- * most time first; the number of rows, and of calls in *calls. */
+/* Every function called, its counters summed over the threads, in rows;
+ * the number of rows, and of calls in *calls. */
 static unsigned collect_rows(struct cushim_summary_row *rows, uint64_t *calls)
 {
 	unsigned n = 0;
@@ -320,33 +422,88 @@ static unsigned collect_rows(struct cushim_summary_row *rows, uint64_t *calls)
 			*calls += c.calls;
 		}
 	}
-	qsort(rows, n, sizeof *rows, by_total);
 	return n;
 }
+
+static int exiting; /* the exit has begun: an exec after it has nothing to add */
 
 /* At exit: every buffer written, the timeline closed, the summary.  A
  * process that ends with _exit (Python's fork and forkserver workers) runs
  * no destructor: its timeline stays cut and its summary file empty, as a
- * killed one's. */
+ * killed one's.  A buffer whose owner is in the middle of a line stays
+ * unwritten.  The summary is written after list_lock is let go. */
 __attribute__((destructor)) static void cushim_trace_exit(void)
 {
 	static struct cushim_summary_row rows[CUSHIM_NSYMS];
-	uint64_t calls;
+	uint64_t calls = 0;
+	unsigned n = 0;
+	sigset_t old;
 
 	if (!cushim_tracing)
 		return;
-	pthread_mutex_lock(&list_lock);
+	__atomic_store_n(&exiting, 1, __ATOMIC_RELAXED);
+	lock_list(&old);
 	for (struct tbuf *b = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE); b; b = b->next)
-		if (!__atomic_exchange_n(&b->busy, 1, __ATOMIC_ACQUIRE)) { /* a busy one is mid-line: leave it */
+		if (take(b)) {
 			flush_locked(b);
-			__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
+			give(b);
 		}
+	if (cushim_conf.summary)
+		n = collect_rows(rows, &calls);
+	unlock_list(&old);
 	cushim_timeline_finish();
 	if (cushim_conf.summary) {
-		unsigned n = collect_rows(rows, &calls);
-		cushim_summary_write(rows, n, calls, cushim_ns_per_tick, log_is_file);
+		qsort(rows, n, sizeof *rows, by_total); /* most time first */
+		cushim_summary_write(rows, n, calls, cushim_ns_per_tick, log_is_file, 0);
 	}
-	pthread_mutex_unlock(&list_lock);
+}
+
+/* ---- exec (exec.c) ---- */
+/* Before the process image is replaced: every thread's lines and events
+ * written, the timeline closed and the summary written, as at exit, so
+ * that an exec loses nothing the threads' calls made before it.  Another
+ * thread's buffer is had as at fork; this thread's own, where the exec
+ * comes from a signal handler that interrupted a line, is written whole but
+ * left to the line (sent, tlsent).  The summary's file stays open: if the
+ * exec fails, the exit writes it again.  A vfork child (another pid in its
+ * parent's memory) has nothing of its own here. */
+void cushim_trace_exec(void)
+{
+	struct cushim_summary_row *rows = NULL;
+	size_t size = CUSHIM_NSYMS * sizeof *rows;
+	uint64_t calls = 0;
+	unsigned n = 0;
+	sigset_t old;
+
+	if (!cushim_tracing || __atomic_load_n(&exiting, __ATOMIC_RELAXED) || getpid() != my_pid)
+		return;
+	lock_list(&old);
+	for (struct tbuf *b = __atomic_load_n(&buffers, __ATOMIC_ACQUIRE); b; b = b->next) {
+		int mine = b == my_tbuf;
+		if (mine ? take(b) : take_waiting(b)) {
+			flush_locked(b);
+			give(b);
+		} else if (mine) {
+			write_held(b);
+		}
+	}
+	if (cushim_conf.summary &&
+	    (rows = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)) != MAP_FAILED)
+		n = collect_rows(rows, &calls);
+	unlock_list(&old);
+	cushim_timeline_exec(1);
+	if (rows && rows != MAP_FAILED) {
+		qsort(rows, n, sizeof *rows, by_total);
+		cushim_summary_write(rows, n, calls, cushim_ns_per_tick, log_is_file, 1);
+		munmap(rows, size);
+	}
+}
+
+/* The exec returned, so failed: the process goes on, and its timeline with it. */
+void cushim_trace_exec_failed(void)
+{
+	if (cushim_tracing && !__atomic_load_n(&exiting, __ATOMIC_RELAXED) && getpid() == my_pid)
+		cushim_timeline_exec(0);
 }
 
 void cushim_trace_start(void)

@@ -18,5 +18,9 @@ void cushim_trace_call(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const u
 void cushim_trace_failures(void) CUSHIM_HIDDEN; /* failed calls at least reach cushim_trace_call */
 void cushim_trace_prefork(void) CUSHIM_HIDDEN;
 void cushim_trace_postfork(int child) CUSHIM_HIDDEN;
+/* Around an exec (exec.c): everything written before; the process goes on
+ * after one that failed. */
+void cushim_trace_exec(void) CUSHIM_HIDDEN;
+void cushim_trace_exec_failed(void) CUSHIM_HIDDEN;
 
 #endif

@@ -9,6 +9,6 @@ libcushim_shim_la_SOURCES = src/shim/boot.c src/shim/boot.h src/shim/state.c src
 	src/shim/slots.h src/shim/siglock.h \
 	src/shim/introspect.c src/shim/cushim.h src/shim/adapt.c src/shim/adapt.h \
 	src/shim/explain.c src/shim/explain.h src/shim/explain-fork.c src/shim/explain-module.c src/shim/explain-image.c \
-	src/shim/explain-runtime.c src/shim/explain-init.c src/shim/explain-oom.c
+	src/shim/explain-runtime.c src/shim/explain-init.c src/shim/explain-oom.c src/shim/callers.c src/shim/callers.h
 nodist_libcushim_shim_la_SOURCES = $(GENERATED) $(GENERATED_STUBS)
 libcushim_shim_la_CFLAGS = $(SHIM_CFLAGS)

@@ -14,7 +14,12 @@
  * library that hooks the driver (HAMi-core's libvgpu.so), "direct" is what
  * cushim forwards to (cushim_real_pointer): X's own function where X has one,
  * so the difference is what cushim adds on top of X; cuLaunchKernel is then
- * measured on the fake driver too (no kernel: the call alone). */
+ * measured on the fake driver too (no kernel: the call alone).
+ *
+ * With CUSHIM_BENCH_VERSION=1 it also measures cuDriverGetVersion (in
+ * masquerade, the runtime gate's cost once it has judged), after loading
+ * the libraries CUSHIM_BENCH_LOAD names (paths, separated by spaces: CUDA
+ * runtimes, so that the gate has some to judge). */
 #define _GNU_SOURCE
 #include <cuda.h>
 #include "cushim.h"
@@ -40,6 +45,7 @@ typedef CUresult (*query_fn)(CUstream);
 typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
 			      CUstream, void **, void **);
 
+typedef CUresult (*version_fn)(int *);
 typedef CUresult (*modload_fn)(CUmodule *, const void *);
 typedef CUresult (*modunload_fn)(CUmodule);
 
@@ -48,6 +54,7 @@ static modload_fn d_modload;
 static modunload_fn d_modunload;
 static const void *image = "";
 static ctxget_fn d_ctxget;
+static version_fn d_version;
 static query_fn d_query;
 static launch_fn d_launch;
 static CUfunction nop;
@@ -65,6 +72,40 @@ static double loop_ctxget(int shim)
 		for (long i = 0; i < iters; i++)
 			direct(&c);
 	return (now() - t) / (double)iters;
+}
+
+static double loop_version(int shim)
+{
+	int v;
+	version_fn direct = d_version;
+	__asm__("" : "+r"(direct));
+	double t = now();
+	if (shim)
+		for (long i = 0; i < iters; i++)
+			cuDriverGetVersion(&v);
+	else
+		for (long i = 0; i < iters; i++)
+			direct(&v);
+	return (now() - t) / (double)iters;
+}
+
+/* The libraries CUSHIM_BENCH_LOAD names, loaded: 0 if one does not load. */
+static int load_named(void)
+{
+	char list[4096], *save = NULL;
+	const char *names = getenv("CUSHIM_BENCH_LOAD");
+
+	if (!names)
+		return 1;
+	snprintf(list, sizeof list, "%s", names);
+	for (char *p = strtok_r(list, " ", &save); p; p = strtok_r(NULL, " ", &save)) {
+		if (!dlopen(p, RTLD_NOW | RTLD_GLOBAL)) {
+			fprintf(stderr, "bench-calls: %s\n", dlerror());
+			return 0;
+		}
+		printf("loaded             %s\n", p);
+	}
+	return 1;
 }
 
 static double loop_query(int shim)
@@ -116,7 +157,7 @@ static void clock_cost(void)
 			best = t;
 	}
 	__asm__("" : : "r"(sum));
-	printf("clock            one %s read %.2f ns (the summary and the trace read it twice a call)\n", CUSHIM_COUNTER,
+	printf("clock              one %s read %.2f ns (the summary and the trace read it twice a call)\n", CUSHIM_COUNTER,
 	       best);
 #endif
 }
@@ -149,7 +190,7 @@ static void measure(const char *name, double (*loop)(int), int rounds)
 			if (x < best[s])
 				best[s] = x;
 		}
-	printf("%-16s by name %9.2f ns   direct %9.2f ns   added %+7.2f ns per call   ratio %.3f\n", name, best[1],
+	printf("%-18s by name %9.2f ns   direct %9.2f ns   added %+7.2f ns per call   ratio %.3f\n", name, best[1],
 	       best[0], best[1] - best[0], best[0] > 0 ? best[1] / best[0] : 0.0);
 }
 
@@ -167,10 +208,15 @@ static const char *object_name(void *p)
 static int use_next_pointers(void)
 {
 	__typeof__(&cushim_real_pointer) real = CUSHIM_FN(RTLD_DEFAULT, cushim_real_pointer);
+	modload_fn load;
+	modunload_fn unload;
 
 	if (!getenv("CUSHIM_BENCH_NEXT") || !real)
 		return 0;
 	d_ctxget = (ctxget_fn)real("cuCtxGetCurrent");
+	d_version = (version_fn)real("cuDriverGetVersion");
+	if ((load = (modload_fn)real("cuModuleLoadData")) && (unload = (modunload_fn)real("cuModuleUnload")))
+		d_modload = load, d_modunload = unload;
 	d_query = (query_fn)real("cuStreamQuery");
 	d_launch = (launch_fn)real("cuLaunchKernel");
 	return d_ctxget && d_launch;
@@ -194,6 +240,7 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	d_ctxget = (ctxget_fn)dlsym(drv, "cuCtxGetCurrent");
+	d_version = (version_fn)dlsym(drv, "cuDriverGetVersion");
 	d_query = (query_fn)dlsym(drv, "cuStreamQuery");
 	d_launch = (launch_fn)dlsym(drv, "cuLaunchKernel");
 	d_modload = (modload_fn)dlsym(drv, "cuModuleLoadData");
@@ -205,14 +252,19 @@ int main(int argc, char **argv)
 	if (boot_times) {
 		uint64_t f = 0, rs = 0;
 		int n = boot_times(&f, &rs);
-		printf("bootstrap        first call %.3f ms: finding entry points %.3f ms, resolving %d exports "
+		printf("bootstrap          first call %.3f ms: finding entry points %.3f ms, resolving %d exports "
 		       "%.1f us\n", first / 1e6, (double)f / 1e6, n, (double)rs / 1e3);
 	}
 	if (!boot_times)
 		clock_cost();
 	if ((next = use_next_pointers()))
-		printf("direct           what cushim forwards to: cuLaunchKernel in %s\n", object_name(d_launch));
+		printf("direct             what cushim forwards to: cuLaunchKernel in %s\n", object_name(d_launch));
 	measure("cuCtxGetCurrent", loop_ctxget, 7);
+	if (getenv("CUSHIM_BENCH_VERSION") && d_version) {
+		if (!load_named())
+			return 1;
+		measure("cuDriverGetVersion", loop_version, 7);
+	}
 	if (next && !gpu)
 		measure("cuLaunchKernel", loop_launch, 5);
 	if (gpu && r == CUDA_SUCCESS && cuDeviceGet(&dev, 0) == CUDA_SUCCESS &&

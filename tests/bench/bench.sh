@@ -55,6 +55,19 @@ on_top() {
 		CUSHIM_BENCH_MODE="on top of $(basename "$lib")" LD_PRELOAD="$SHIM $lib" "$@"
 }
 
+# masq LABEL DRIVER [RUNTIMES]: masquerade (a folder whose libcuda.so.1 is
+# cushim, first on LD_LIBRARY_PATH, DRIVER behind it); "direct" is the
+# driver's own function, so cuDriverGetVersion's figure is what the runtime
+# gate adds once it has judged, with the RUNTIMES loaded (paths).
+masq() {
+	label=$1 drv=$2 rts=${3:-}
+	mkdir -p "$tmp/masq" && ln -sf "$SHIM" "$tmp/masq/libcuda.so.1" || return 1
+	echo "-- masquerade, $label (libcushim.so as libcuda.so.1 ahead of the driver; direct: the driver's own)"
+	ran "bench-calls (masquerade, $label)" bench_calls CUSHIM_BENCH_ITERS=5000000 CUSHIM_BENCH_NEXT=1 \
+		CUSHIM_BENCH_VERSION=1 CUSHIM_BENCH_LOAD="$rts" CUSHIM_BENCH_MODE="masquerade, $label" \
+		LD_LIBRARY_PATH="$tmp/masq:$(dirname "$drv"):$B/tests/fake/no-rt" CUSHIM_DRIVER="$drv"
+}
+
 # The lean fake driver (tests/fake/drv-lean): each export a load and a
 # return, so that the figures are what cushim adds, not noise around the
 # system call the test fake makes on every call.
@@ -62,6 +75,9 @@ echo "== cushim on the lean fake 13.0 driver (tests/fake/drv-lean; no GPU): adde
 GPUFLAG=
 suite LD_LIBRARY_PATH="$B/tests/fake/drv-lean:$B/tests/fake/no-rt"
 on_top "$B/tests/fake/vgpu/libfakevgpu.so" 5000000 LD_LIBRARY_PATH="$B/tests/fake/drv-lean:$B/tests/fake/no-rt"
+masq "no runtime loaded" "$B/tests/fake/drv-lean/libcuda.so.1"
+masq "two runtimes loaded" "$B/tests/fake/drv-lean/libcuda.so.1" \
+	"$B/tests/fake/rt-12.0/libcudart.so.12 $B/tests/fake/rt-13.0/libcudart.so.13"
 
 if $run "$B/tests/gpu/have-gpu" >/dev/null 2>&1; then
 	echo "== cushim on the real driver: added ns per call"

@@ -2,8 +2,10 @@
  * exports of the toolkit's stub libcuda.so, the functions cudaGL.h, cudaEGL.h
  * and cudaVDPAU.h declare (listed at build time from the preprocessed headers
  * by declared.py), and the exported names of the committed table of the
- * newest CUDA (src/table/cuda-api.tsv), nothing else but cushim_*, and no
- * cudbg* symbol.  Read with libelf from the files themselves. */
+ * newest CUDA (src/table/cuda-api.tsv), nothing else but cushim_* and the C
+ * library's exec functions, each of them (src/diag/exec.c: what the
+ * diagnostics buffer is written before an exec), and no cudbg* symbol.  Read
+ * with libelf from the files themselves. */
 #include <config.h>
 #include <cuda.h>
 #include "../harness/harness.h"
@@ -52,6 +54,18 @@ static void setup(void)
 	read_table();
 }
 
+/* The C library's exec functions, which src/diag/exec.c defines. */
+static const char *const exec_functions[] = { "execve", "execv",   "execvp",  "execvpe", "execl",
+					      "execlp", "execle", "fexecve", "execveat" };
+
+static int exec_function(const char *name)
+{
+	for (size_t i = 0; i < sizeof exec_functions / sizeof *exec_functions; i++)
+		if (strcmp(name, exec_functions[i]) == 0)
+			return 1;
+	return 0;
+}
+
 static int declared(const char *name)
 {
 	return has_name(stub, nstub, name) || has_name(interop, ninterop, name) || has_name(table, ntable, name);
@@ -76,7 +90,7 @@ START_TEST(check_exports_nothing_else)
 	for (int i = 0; i < nshim; i++) {
 		const char *n = shim[i];
 		ck_assert_msg(strncmp(n, "cudbg", 5) != 0, "cushim exports the debugger symbol %s", n);
-		if (strncmp(n, "cushim_", 7) == 0)
+		if (strncmp(n, "cushim_", 7) == 0 || exec_function(n))
 			continue;
 		ck_assert_msg(declared(n), "cushim exports %s, which no header nor the table declares for Linux", n);
 	}
@@ -91,9 +105,9 @@ START_TEST(check_exports_723_for_cuda_13_0_and_13_5)
 	int n = 0, table_only = 0;
 	setup();
 	for (int i = 0; i < nshim; i++) {
-		n += strncmp(shim[i], "cushim_", 7) != 0;
-		table_only += !has_name(stub, nstub, shim[i]) && !has_name(interop, ninterop, shim[i]) &&
-			      strncmp(shim[i], "cushim_", 7) != 0;
+		int own = strncmp(shim[i], "cushim_", 7) == 0 || exec_function(shim[i]);
+		n += !own;
+		table_only += !has_name(stub, nstub, shim[i]) && !has_name(interop, ninterop, shim[i]) && !own;
 	}
 	printf("cushim exports %d driver functions (stub %d + interop %d + %d from the table of %d names); toolkit "
 	       "CUDA_VERSION %d\n", n, nstub, ninterop, table_only, ntable, CUDA_VERSION);
@@ -105,10 +119,18 @@ START_TEST(check_exports_723_for_cuda_13_0_and_13_5)
 }
 END_TEST
 
+START_TEST(check_exports_each_exec_function)
+{
+	setup();
+	for (size_t i = 0; i < sizeof exec_functions / sizeof *exec_functions; i++)
+		ck_assert_msg(has_name(shim, nshim, exec_functions[i]), "cushim does not export %s", exec_functions[i]);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	const TTest *const tests[] = { check_every_declared_function_is_exported, check_exports_nothing_else,
-				       check_exports_723_for_cuda_13_0_and_13_5, NULL };
+				       check_exports_723_for_cuda_13_0_and_13_5, check_exports_each_exec_function, NULL };
 	const struct harness_tcase tcases[] = { { "exports", 0, tests, NULL }, { NULL } };
 	return harness_main(argc, argv, NULL, "exports", tcases);
 }

@@ -112,4 +112,22 @@ grep -q "^$true_bin: imports no CUDA driver function" "$T/mixed.out" || fail "mi
 # No file at all is a usage error.
 run_cmd nofile "$CUSHIM" check
 expect_rc nofile 2
+
+# Every bad option value: one line naming it, exit 2, no verdict.
+n=0
+for opt in --gpu= --gpu=, --gpu=sm_999 --gpu=sm_80a --gpu=sm_90f --gpu=+90 --driver-version= --driver-version=abc \
+	--lib=$T/no-such-lib --python= --json=1 --recursive=yes --bogus -x; do
+	n=$((n + 1))
+	run_cmd "opt$n" "$CUSHIM" check --driver-version=12.2 "$opt" "$true_bin"
+	expect_rc "opt$n" 2
+	[ "$(wc -l <"$T/opt$n.err")" -eq 1 ] || fail "$opt: wanted one line, got: $(cat "$T/opt$n.err")"
+	[ -s "$T/opt$n.out" ] && fail "$opt: a verdict follows the error: $(cat "$T/opt$n.out")"
+done
+# NVIDIA's arch- and family-specific names are GPUs too.
+for g in sm_90a sm_100a sm_100f sm_120f sm_90,sm_100a 9.0 90; do
+	run_cmd gpu "$CUSHIM" check --driver-version=12.2 --gpu=$g "$true_bin"
+	expect_rc gpu 0
+	grep -q "^$true_bin: on ${g%%,*}\(, \|: \)" "$T/gpu.out" || [ "$g" = 9.0 ] || [ "$g" = 90 ] ||
+		fail "--gpu=$g: not named as given: $(cat "$T/gpu.out") $(cat "$T/gpu.err")"
+done
 finish

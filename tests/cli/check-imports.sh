@@ -84,7 +84,7 @@ grep -q 'libcuda' "$T/rec.out" && fail "--recursive checked the driver itself"
 unset CUSHIM_ADAPT
 run_cmd a114 "$CUSHIM" check --driver-version=11.4 "$prog"
 expect_rc a114 1
-grep -Eq '^  cuCtxCreate_v4 +12\.5  adapted: served by cuCtxCreate_v2 when no parameters$' "$T/a114.out" ||
+grep -Eq '^  cuCtxCreate_v4 +12\.5  adapted: served by cuCtxCreate_v2 \(no parameters\)$' "$T/a114.out" ||
 	fail "on 11.4, cuCtxCreate_v4 is not reported as served by cuCtxCreate_v2"
 grep -Eq '^  cuMemcpyBatchAsync_v2 +13\.0  missing$' "$T/a114.out" ||
 	fail "on 11.4, cuMemcpyBatchAsync_v2 (whose 12.8 variant 11.4 lacks too) is not missing"
@@ -92,6 +92,32 @@ got=$(awk '$1 ~ /^cu/ && ($3 == "missing" || $3 == "adapted:") { print $1 }' "$T
 [ "$got" = "$newer" ] || fail "on 11.4, missing and adapted are [$(echo $got)], wanted [$(echo $newer)]"
 run_cmd a128 "$CUSHIM" check --driver-version=12.8 "$prog"
 expect_rc a128 0
-grep -Eq '^  cuMemcpyBatchAsync_v2 +13\.0  adapted: served by cuMemcpyBatchAsync when always; failIdx dropped$' \
+grep -Eq '^  cuMemcpyBatchAsync_v2 +13\.0  adapted: served by cuMemcpyBatchAsync \(always; failIdx dropped\)$' \
 	"$T/a128.out" || fail "on 12.8, cuMemcpyBatchAsync_v2 is not served by its 12.8 variant"
+grep -q "^$prog: verdict: runs on a CUDA 12.8 driver (branch 570) under cushim, whose adapters serve" "$T/a128.out" ||
+	fail "on 12.8, the file's verdict does not say under cushim: $(cat "$T/a128.out")"
+
+# 8. A folder holding it says so too: its verdict is under cushim, and the
+#    driver it needs is what it needs without cushim.
+mkdir "$T/tree"
+cp "$prog" "$T/tree/"
+run_cmd tree128 "$CUSHIM" check --driver-version=12.8 "$T/tree"
+expect_rc tree128 0
+head -n 1 "$T/tree128.out" | grep -q "^environment: 1 file: verdict: runs on a CUDA 12.8 driver (branch 570) under cushim, whose adapters serve [0-9]* imports\{0,1\} the driver lacks (in 1 file)\$" ||
+	fail "tree128: the folder's verdict does not say under cushim: $(cat "$T/tree128.out")"
+grep -q "^environment: without cushim needs a CUDA 13.0 driver (branch 580) or newer, set by $T/tree/" "$T/tree128.out" ||
+	fail "tree128: the driver needed is not said to be without cushim: $(cat "$T/tree128.out")"
+
+# 9. One import: said in the singular.
+CC=${BUILD_CC:-${CC:-cc}}
+if command -v "$CC" >/dev/null 2>&1; then
+	printf 'int cuMemcpyBatchAsync(void);\nint f(void) { return cuMemcpyBatchAsync(); }\n' >"$T/one.c"
+	"$CC" -shared -fPIC -o "$T/one.so" "$T/one.c" || exit 99
+	run_cmd one122 "$CUSHIM" check --driver-version=12.2 "$T/one.so"
+	grep -q "^$T/one.so: a CUDA 12.2 driver lacks its one driver import\$" "$T/one122.out" ||
+		fail "one import, lacking: $(cat "$T/one122.out")"
+	run_cmd one130 "$CUSHIM" check --driver-version=13.0 "$T/one.so"
+	grep -q "^$T/one.so: a CUDA 13.0 driver provides its one driver import\$" "$T/one130.out" ||
+		fail "one import, provided: $(cat "$T/one130.out")"
+fi
 finish

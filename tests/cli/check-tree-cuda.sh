@@ -90,4 +90,14 @@ expect_rc new 0
 head -n 1 "$T/new.out" | grep -q "^environment: .*verdict: runs on a CUDA $release driver" ||
 	fail "new: no passing verdict first: $(head -n 1 "$T/new.out")"
 grep -q "^environment: caution" "$T/new.out" && fail "new: a caution for NVRTC on its own driver"
+# A tree whose one file with kernels has none for the GPUs asked for: the
+# verdict names them.
+mkdir -p "$T/one"
+cp "$E/bin/app-nocompress" "$T/one/"
+run_cmd one "$CUSHIM" check --driver-version="$release" --gpu=sm_80,sm_75 "$T/one"
+expect_rc one 1
+head -n 1 "$T/one.out" | grep -q "decided by $T/one/app-nocompress: it has no GPU code that sm_80 or sm_75 can run\$" ||
+	fail "one: the GPUs without code are not named: $(cat "$T/one.out")"
+grep -q "^environment: on sm_80: the one file carrying kernels, $T/one/app-nocompress, has no code for it\$" "$T/one.out" ||
+	fail "one: the one file with kernels is not named: $(cat "$T/one.out")"
 exit $((failures > 0))

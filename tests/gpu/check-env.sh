@@ -38,8 +38,8 @@ if [ $trc -eq 0 ] && grep -q "^kernel True" "$tmp/torch.out"; then
 		{ echo "FAIL: PyTorch runs here, yet a CUDA runtime is said to refuse this driver"; fail=1; }
 	grep -q "^environment: .*verdict: will not run .*decided by [^ ]*-packages/\(torch\|nvidia\)/" "$tmp/check.out" &&
 		{ echo "FAIL: PyTorch runs here, yet one of its own libraries decides that the environment will not"; fail=1; }
-	grep "^environment: on sm_" "$tmp/check.out" | grep -q "have no code" &&
-		grep "^  .*torch/lib/libtorch_cuda.so: fails: its GPU code" "$tmp/check.out" &&
+	grep "^environment: on sm_" "$tmp/check.out" | grep -q "\(have\|has\) no code" &&
+		grep "^  .*torch/lib/libtorch_cuda.so: fails: it has no GPU code" "$tmp/check.out" &&
 		{ echo "FAIL: PyTorch runs here, yet libtorch_cuda.so is said to have no code for this GPU"; fail=1; }
 	"$PY" -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/check.json" ||
 		{ echo "FAIL: --json is not one JSON document"; fail=1; }

@@ -1,8 +1,8 @@
 # tests/hardening: fault injection, constructors and fork, signals, secure
 # execution, sanitizers and valgrind.  See doc/HARDENING.md.
 if HAVE_CHECK
-HARD_CHECKS = tests/hardening/faults tests/hardening/threads
-check_PROGRAMS += $(HARD_CHECKS) tests/hardening/fault-app
+HARD_CHECKS = tests/hardening/faults tests/hardening/threads tests/hardening/gate
+check_PROGRAMS += $(HARD_CHECKS) tests/hardening/fault-app tests/hardening/guard-app
 TESTS += $(HARD_CHECKS)
 tests_hardening_faults_LDADD = $(HARNESS_LIBS) libcushim_common.la
 EXTRA_tests_hardening_faults_DEPENDENCIES = $(HARNESS_DEPS) $(FAKE_BAD) tests/hardening/fault-app
@@ -19,9 +19,14 @@ EXTRA_tests_hardening_locks_DEPENDENCIES = $(HARNESS_DEPS) tests/hardening/locks
 	$(RT_DRIVER)
 tests_hardening_locks_app_LDFLAGS = $(HARNESS_CUDA_LINK) -rdynamic
 tests_hardening_locks_app_LDADD = -lcuda $(LIBS)
+# gate exports its realpath, which counts cushim's calls.
+tests_hardening_gate_LDFLAGS = $(HARNESS_CUDA_LINK) -rdynamic
+tests_hardening_gate_LDADD = -lcuda -ldl $(HARNESS_LIBS)
+EXTRA_tests_hardening_gate_DEPENDENCIES = $(HARNESS_DEPS) tests/hardening/libasker.so tests/hardening/guard-app
+tests_hardening_guard_app_LDADD = -ldl
 endif
 
-# The constructor library and its program: plain rules (a library with the
+# The constructor libraries and ctor-app: plain rules (a library with the
 # exact name, linked as an application links libcuda.so.1: the fake 13.0).
 HARD_CC = $(CC) $(AM_CPPFLAGS) $(CPPFLAGS) $(AM_CFLAGS) $(CFLAGS) $(AM_LDFLAGS) $(LDFLAGS)
 tests/hardening/libctor.so: $(top_srcdir)/tests/hardening/ctor-lib.c $(FAKE_DRIVERS)
@@ -37,6 +42,12 @@ tests/hardening/libslowctor.so: $(top_srcdir)/tests/hardening/slowctor-lib.c $(F
 		$(top_srcdir)/tests/hardening/slowctor-lib.c $(HARNESS_CUDA_LINK) -lcuda $(LIBS)
 CLEANFILES += tests/hardening/libslowctor.so
 EXTRA_DIST += tests/hardening/slowctor-lib.c
+# The library whose constructor asks while gate's thread asks (gate.c).
+tests/hardening/libasker.so: $(top_srcdir)/tests/hardening/asker-lib.c $(FAKE_DRIVERS)
+	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(HARD_CC) -shared -fPIC -Wl,-soname,libasker.so -o $@ \
+		$(top_srcdir)/tests/hardening/asker-lib.c $(HARNESS_CUDA_LINK) -lcuda $(LIBS)
+CLEANFILES += tests/hardening/libasker.so
+EXTRA_DIST += tests/hardening/asker-lib.c
 
 # Stacking with an interposer that hooks the driver (tests/fake/fake-vgpu.c):
 # both orders of LD_PRELOAD and masquerade, and a fork storm.
@@ -65,7 +76,7 @@ EXTRA_DIST += tests/hardening/secure.sh
 # there, where no other thread runs.
 SAN_CONFIGURE = $(abs_top_builddir)/sub-src/configure --with-cuda='$(CUDA_DIR)' CC='$(CC)' --disable-silent-rules
 SAN_ASAN_TESTS = $(BLACKBOX_TESTS) $(HARD_CHECKS) tests/cli/check-errors.sh tests/cli/symbols.sh
-SAN_TSAN_TESTS = tests/blackbox/invisible-until-used tests/blackbox/diagnostics tests/hardening/threads
+SAN_TSAN_TESTS = tests/blackbox/invisible-until-used tests/blackbox/diagnostics tests/hardening/threads tests/hardening/gate
 check-sanitizers: all
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS=tests/hardening/sanitizers.sh
 check-asan: sub-src/configure
@@ -121,3 +132,12 @@ tests_hardening_bad_memory_app_LDADD = -lcuda $(LIBS)
 EXTRA_tests_hardening_bad_memory_app_DEPENDENCIES = $(FAKE_APP_DEPS) $(FAKE_NO_RUNTIME)
 TESTS += tests/hardening/bad-pointers.sh tests/hardening/sandbox.sh
 EXTRA_DIST += tests/hardening/bad-pointers.sh tests/hardening/sandbox.sh
+# A fork from a signal handler while its thread is inside a traced call.
+check_PROGRAMS += tests/hardening/sigfork-app
+tests_hardening_sigfork_app_CPPFLAGS = $(FAKE_APP_INCLUDES)
+tests_hardening_sigfork_app_LDFLAGS = $(FAKE_APP_LINK)
+tests_hardening_sigfork_app_LDADD = -lcuda
+EXTRA_tests_hardening_sigfork_app_DEPENDENCIES = $(FAKE_APP_DEPS)
+TESTS += tests/hardening/sigfork.sh
+EXTRA_DIST += tests/hardening/sigfork.sh
+tests/hardening/sigfork.log: libcushim.la tests/hardening/sigfork-app$(EXEEXT) $(FAKE_DRIVERS) $(FAKE_NO_RUNTIME)

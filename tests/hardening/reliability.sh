@@ -23,10 +23,11 @@ printf '| %-62s | %6s | %-6s |\n' "what" "time" "result"
 printf '|%s|%s|%s|\n' "----------------------------------------------------------------" "--------" "--------"
 row "faults injected: 13 driver/runtime failures (tests/hardening/faults)" check TESTS=tests/hardening/faults
 row "constructor, fork storm (8x25 forks), vfork+exec, signals" check TESTS=tests/hardening/threads
+row "masquerade's runtime gate: ctor in dlopen, PROT_NONE page" check TESTS=tests/hardening/gate
 row "secure execution: AT_SECURE copy reads no CUSHIM_*" check TESTS=tests/hardening/secure.sh
 row "fuzzing: 8 libFuzzer targets, ${FUZZ_SECONDS} s each" check-fuzz FUZZ_SECONDS="$FUZZ_SECONDS"
 row "ASan+UBSan: the CPU suite (Check programs, cli scripts)" check-asan
-row "TSan: lazy bootstrap, diagnostics, threads and signals" check-tsan
+row "TSan: lazy bootstrap, diagnostics, threads, signals, gate" check-tsan
 row "valgrind: unit, diag and fault tests, every child" check-valgrind
 echo
 echo "(full log: reliability.log in the build folder)"

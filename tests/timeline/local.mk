@@ -23,3 +23,15 @@ TESTS += tests/timeline/procs.sh
 EXTRA_DIST += tests/timeline/procs.sh tests/timeline/check-procs.py tests/timeline/procs-pool.py
 tests/timeline/procs.log: cushim$(EXEEXT) libcushim.la tests/timeline/procs-app$(EXEEXT) $(FAKE_DRIVERS) \
 	$(FAKE_NO_RUNTIME)
+# out-app: driver calls for the tests of the output files: FIFOs and devices
+# in their place, files of other users and modes, a full disk, an exec.
+check_PROGRAMS += tests/timeline/out-app
+tests_timeline_out_app_CPPFLAGS = $(FAKE_APP_INCLUDES)
+tests_timeline_out_app_CFLAGS = $(AM_CFLAGS) -pthread
+tests_timeline_out_app_LDFLAGS = $(FAKE_APP_LINK) -pthread
+tests_timeline_out_app_LDADD = -lcuda
+EXTRA_tests_timeline_out_app_DEPENDENCIES = $(FAKE_APP_DEPS)
+OUT_TESTS = tests/timeline/fifo.sh tests/timeline/owner.sh tests/timeline/fulldisk.sh tests/timeline/exec.sh
+TESTS += $(OUT_TESTS)
+EXTRA_DIST += $(OUT_TESTS)
+$(OUT_TESTS:.sh=.log): cushim$(EXEEXT) libcushim.la tests/timeline/out-app$(EXEEXT) $(FAKE_DRIVERS) $(FAKE_NO_RUNTIME)

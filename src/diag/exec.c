@@ -1,0 +1,159 @@
+/* exec: what the diagnostics hold is written before the process image is
+ * replaced.  libcushim.so defines the C library's exec functions (execve,
+ * execv, execvp, execvpe, execl, execlp, execle, fexecve, execveat); each
+ * writes every thread's buffered lines and events, closes the timeline and
+ * writes the summary (trace.c), then calls the C library's own, found once
+ * at load (RTLD_NEXT: the next definition after libcushim.so, the C
+ * library's or another preloaded library's).  When that returns, the exec
+ * failed, and the process goes on as before.  A process that does not
+ * trace pays one test.  posix_spawn, system and popen exec in a new process
+ * through the C library's internal execve, which nothing here sees and
+ * nothing needs to.  Safe in a signal handler, as execve is: no lock is
+ * held across the exec, and no wait is on this thread. */
+#include "realdriver.h"
+#include "trace.h"
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+extern char **environ;
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execv_fn)(const char *, char *const[]);
+typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
+
+static execve_fn next_execve, next_execvpe;
+static execv_fn next_execv, next_execvp;
+static fexecve_fn next_fexecve;
+static execveat_fn next_execveat;
+
+__attribute__((constructor)) static void find_exec(void)
+{
+	next_execve = (execve_fn)cushim_dlsym(RTLD_NEXT, "execve");
+	next_execv = (execv_fn)cushim_dlsym(RTLD_NEXT, "execv");
+	next_execvp = (execv_fn)cushim_dlsym(RTLD_NEXT, "execvp");
+	next_execvpe = (execve_fn)cushim_dlsym(RTLD_NEXT, "execvpe");
+	next_fexecve = (fexecve_fn)cushim_dlsym(RTLD_NEXT, "fexecve");
+	next_execveat = (execveat_fn)cushim_dlsym(RTLD_NEXT, "execveat");
+}
+
+/* The result of the C library's exec, which returned: the process goes on. */
+static int failed(int rc)
+{
+	int e = errno;
+	cushim_trace_exec_failed();
+	errno = e;
+	return rc;
+}
+
+/* Where one was not found (it always is): the system call, or ENOSYS. */
+static int missing(void)
+{
+	errno = ENOSYS;
+	return -1;
+}
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	cushim_trace_exec();
+	return failed(next_execve ? next_execve(path, argv, envp) : (int)syscall(SYS_execve, path, argv, envp));
+}
+
+EXPORT int execv(const char *path, char *const argv[])
+{
+	cushim_trace_exec();
+	return failed(next_execv ? next_execv(path, argv) : (int)syscall(SYS_execve, path, argv, environ));
+}
+
+EXPORT int execvp(const char *file, char *const argv[])
+{
+	cushim_trace_exec();
+	return failed(next_execvp ? next_execvp(file, argv) : missing());
+}
+
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	cushim_trace_exec();
+	return failed(next_execvpe ? next_execvpe(file, argv, envp) : missing());
+}
+
+EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	cushim_trace_exec();
+	return failed(next_fexecve ? next_fexecve(fd, argv, envp) : missing());
+}
+
+EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+{
+	cushim_trace_exec();
+	return failed(next_execveat ? next_execveat(dirfd, path, argv, envp, flags)
+				    : (int)syscall(SYS_execveat, dirfd, path, argv, envp, flags));
+}
+
+/* execl's arguments: how many from arg0 up to the NULL, not counting it. */
+static size_t count_args(const char *arg0, va_list *ap)
+{
+	size_t n = 0;
+	for (const char *a = arg0; a; a = va_arg(*ap, const char *))
+		n++;
+	return n;
+}
+
+/* argv[0..n] from arg0 and the n - 1 after it, and the NULL read past. */
+static void list_args(char **argv, size_t n, const char *arg0, va_list *ap)
+{
+	argv[0] = (char *)arg0;
+	for (size_t k = 1; k < n; k++)
+		argv[k] = va_arg(*ap, char *);
+	if (n > 0)
+		(void)va_arg(*ap, char *);
+	argv[n] = NULL;
+}
+
+EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	size_t n = count_args(arg, &ap);
+	va_end(ap);
+	char *argv[n + 1];
+	va_start(ap, arg);
+	list_args(argv, n, arg, &ap);
+	va_end(ap);
+	return execv(path, argv);
+}
+
+EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	size_t n = count_args(arg, &ap);
+	va_end(ap);
+	char *argv[n + 1];
+	va_start(ap, arg);
+	list_args(argv, n, arg, &ap);
+	va_end(ap);
+	return execvp(file, argv);
+}
+
+/* The environment is the pointer after the NULL. */
+EXPORT int execle(const char *path, const char *arg, ...)
+{
+	char *const *envp;
+	va_list ap;
+	va_start(ap, arg);
+	size_t n = count_args(arg, &ap);
+	va_end(ap);
+	char *argv[n + 1];
+	va_start(ap, arg);
+	list_args(argv, n, arg, &ap);
+	envp = va_arg(ap, char *const *);
+	va_end(ap);
+	return execve(path, argv, envp);
+}

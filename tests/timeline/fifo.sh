@@ -1,0 +1,68 @@
+#!/bin/sh
+# What is not a regular file, at an output's name, is never written into:
+#  1. A FIFO no one reads as CUSHIM_LOG_FILE: the program runs on at once
+#     (an open without O_NONBLOCK would wait for a reader), one message
+#     says so, and the log goes to stderr.
+#  2. A FIFO as CUSHIM_TIMELINE: 3000 events, well over the 64 KiB a pipe
+#     holds, go to a derived name; one message names both.  The same for
+#     CUSHIM_SUMMARY.
+#  3. A character device (made here, /dev/null's numbers) as
+#     CUSHIM_TIMELINE: refused the same way (needs mknod: root).
+# Each program runs under timeout: a hang is a failure.
+. "$top_srcdir/tests/harness/defs.sh"
+fake=$top_builddir/tests/fake
+app=$top_builddir/tests/timeline/out-app
+PYTHON=${PYTHON:-python3}
+[ -d "$fake/drv-13.0" ] || { echo "no $fake/drv-13.0: the fake drivers are not built" >&2; exit 77; }
+[ -x "$app" ] || { echo "no $app" >&2; exit 99; }
+unset LD_PRELOAD CUSHIM_LOG CUSHIM_LOG_FILE CUSHIM_SUMMARY CUSHIM_DRIVER_VERSION CUSHIM_DRIVER CUSHIM_CUDART \
+	CUSHIM_TIMELINE CUSHIM_HIDE CUSHIM_RUN
+export LD_LIBRARY_PATH=$fake/drv-13.0:$fake/no-rt CUSHIM_ADAPT=0
+mkfifo "$T/log.fifo" "$T/tl.json" "$T/s.json" || { echo "mkfifo failed" >&2; exit 99; }
+
+ended() { # NAME: the run ended in time, exit 0
+	if [ "$rc" -eq 124 ]; then
+		echo "$1: hung, killed after 30 s"
+		fail "$1: the program blocked on a FIFO"
+		return 1
+	fi
+	expect_rc "$1" 0
+}
+calls_in() { $PYTHON -c 'import json, sys; print(sum(e.get("ph") == "X" for e in json.load(open(sys.argv[1]))))' "$1"; }
+
+# 1. The log.
+run_cmd log timeout 30 "$CUSHIM" run --log=trace --log-file="$T/log.fifo" -- $EXE_WRAPPER "$app" calls 10
+if ended log; then
+	grep "log.fifo" "$T/log.err"
+	[ "$(grep -c "CUSHIM_LOG_FILE $T/log.fifo is a FIFO, not a regular file: logging to stderr" "$T/log.err")" -eq 1 ] ||
+		fail "the log FIFO: not one message: $(head -3 "$T/log.err")"
+	[ "$(grep -c ' cuDriverGetVersion(' "$T/log.err")" -eq 10 ] || fail "the trace did not go to stderr"
+fi
+
+# 2. The timeline and the summary.
+run_cmd tl timeout 30 "$CUSHIM" run --timeline="$T/tl.json" --summary="$T/s.json" -- $EXE_WRAPPER "$app" calls 3000
+if ended tl; then
+	grep "FIFO" "$T/tl.err"
+	pid=$(sed -n 's|.*this process writes '"$T"'/tl\.\([0-9]*\)\.json instead$|\1|p' "$T/tl.err")
+	[ "$(grep -c "CUSHIM_TIMELINE file $T/tl.json is a FIFO, not a regular file: this process writes" "$T/tl.err")" -eq 1 ] &&
+		[ -n "$pid" ] || fail "the timeline FIFO: not one message: $(cat "$T/tl.err")"
+	[ "$(grep -c "CUSHIM_SUMMARY file $T/s.json is a FIFO, not a regular file: this process writes $T/s.$pid.json instead" "$T/tl.err")" -eq 1 ] ||
+		fail "the summary FIFO: not one message: $(cat "$T/tl.err")"
+	n=$(calls_in "$T/tl.$pid.json") || n=0
+	echo "tl.$pid.json: $n call events"
+	[ "$n" -eq 3000 ] || fail "tl.$pid.json holds $n call events, wanted 3000"
+	grep -q '"calls": 3000' "$T/s.$pid.json" || fail "s.$pid.json: $(cat "$T/s.$pid.json")"
+	[ -p "$T/tl.json" ] && [ -p "$T/s.json" ] || fail "a FIFO was replaced"
+fi
+
+# 3. A device.
+if mknod "$T/dev.json" c 1 3 2>/dev/null; then
+	run_cmd dev timeout 30 "$CUSHIM" run --timeline="$T/dev.json" -- $EXE_WRAPPER "$app" calls 10
+	if ended dev; then
+		grep -q "CUSHIM_TIMELINE file $T/dev.json is a character device, not a regular file: this process writes" \
+			"$T/dev.err" || fail "the device: $(cat "$T/dev.err")"
+	fi
+else
+	echo "no device made (mknod needs root): that case is skipped"
+fi
+finish

@@ -1,0 +1,42 @@
+#!/bin/sh
+# A full disk: a 64 KiB tmpfs (mounting needs root; skipped without).
+#  1. The timeline and the JSON summary there, 3000 calls: the timeline is
+#     cut, said once; the summary cannot be written, said once, and the
+#     table goes to the log instead; cushim run's exit line names both.
+#  2. The log file there, 3000 trace lines: said once, on stderr, and in
+#     the exit line.
+. "$top_srcdir/tests/harness/defs.sh"
+fake=$top_builddir/tests/fake
+app=$top_builddir/tests/timeline/out-app
+[ -d "$fake/drv-13.0" ] || { echo "no $fake/drv-13.0: the fake drivers are not built" >&2; exit 77; }
+[ -x "$app" ] || { echo "no $app" >&2; exit 99; }
+unset LD_PRELOAD CUSHIM_LOG CUSHIM_LOG_FILE CUSHIM_SUMMARY CUSHIM_DRIVER_VERSION CUSHIM_DRIVER CUSHIM_CUDART \
+	CUSHIM_TIMELINE CUSHIM_HIDE CUSHIM_RUN
+export LD_LIBRARY_PATH=$fake/drv-13.0:$fake/no-rt CUSHIM_ADAPT=0
+mkdir "$T/full" "$T/full2" || exit 99
+mount -t tmpfs -o size=64k cushim-full "$T/full" 2>/dev/null || { echo "cannot mount a tmpfs here (not root?)" >&2; exit 77; }
+trap 'umount "$T/full" "$T/full2" 2>/dev/null; rm -rf "$T"' EXIT
+mount -t tmpfs -o size=64k cushim-full "$T/full2" || exit 99
+one() { # NAME PATTERN
+	[ "$(grep -c -- "$2" "$T/$1.err")" -eq 1 ] || fail "$1: not one line '$2': $(cat "$T/$1.err")"
+}
+
+# 1.
+run_cmd tl timeout 30 "$CUSHIM" run --timeline="$T/full/tl.json" --summary="$T/full/s.json" -- $EXE_WRAPPER "$app" calls 3000
+expect_rc tl 0
+cat "$T/tl.err"
+one tl "^cushim: cannot write CUSHIM_TIMELINE file $T/full/tl.json: No space left on device; the timeline is cut there"
+one tl "^cushim: cannot write CUSHIM_SUMMARY file $T/full/s.json: No space left on device; summary on the log instead"
+one tl "^cushim:       3000        0 .* cuDriverGetVersion$"
+one tl "^cushim: .*out-app ended, but writes to its outputs failed (said on its log): pid [0-9]*: cannot write CUSHIM_TIMELINE file $T/full/tl.json: No space left on device; .*; pid [0-9]*: cannot write CUSHIM_SUMMARY file $T/full/s.json: No space left on device"
+cp "$T/full/tl.json" "$T/cut.json"
+run_cmd repair "$CUSHIM" timeline --repair "$T/cut.json"
+grep -q "repaired" "$T/repair.out" || fail "the cut timeline: $(cat "$T/repair.out" "$T/repair.err")"
+
+# 2.
+run_cmd log timeout 30 "$CUSHIM" run --log=trace --log-file="$T/full2/log" -- $EXE_WRAPPER "$app" calls 3000
+expect_rc log 0
+cat "$T/log.err"
+one log "^cushim: cannot write CUSHIM_LOG_FILE $T/full2/log: No space left on device; what follows in it is lost$"
+one log "^cushim: .*out-app ended, but writes to its outputs failed (said on its log): pid [0-9]*: cannot write CUSHIM_LOG_FILE $T/full2/log: No space left on device"
+finish
