@@ -30,6 +30,7 @@ struct cushim_cell {
 struct cushim_ring {
 	struct cushim_ring *next;
 	int free;          /* its thread has exited: the next new thread may take it */
+	int retired;       /* its thread has exited: once read to the end, it is freed */
 	int tid;
 	uint64_t reserved; /* cells in the low 40 bits, records above: the owner's alone */
 	uint64_t mask;     /* cells - 1 */

@@ -109,9 +109,13 @@ void cushim_recfile_dump(void)
 static const int fatal[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
 static struct sigaction before[sizeof fatal / sizeof *fatal];
 
+static void (*at_crash)(void);
+
 static void on_fatal(int sig, siginfo_t *si, void *uc)
 {
 	(void)si, (void)uc;
+	if (at_crash)
+		at_crash();
 	cushim_recfile_dump();
 	for (size_t k = 0; k < sizeof fatal / sizeof *fatal; k++)
 		if (fatal[k] == sig)
@@ -120,9 +124,10 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	 * again: now to the handler the program had, or the default action */
 }
 
-static void watch_fatal(void)
+void cushim_crash_watch(void (*also)(void))
 {
 	struct sigaction sa;
+	at_crash = also;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = on_fatal;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
@@ -133,7 +138,7 @@ static void watch_fatal(void)
 
 static void open_file(void)
 {
-	rec_fd = cushim_output_open(rec_value, O_TRUNC, rec_path, sizeof rec_path);
+	rec_fd = cushim_output_open("CUSHIM_RECORD", rec_value, 0, rec_path, sizeof rec_path);
 	if (rec_fd < 0)
 		cushim_log(CUSHIM_LOG_WARN, "CUSHIM_RECORD=%s: cannot create %s: %s: the records stay in memory, for a "
 			   "sticky error's explanation", rec_value, rec_path, strerror(errno));
@@ -145,8 +150,6 @@ void cushim_recfile_start(const char *value)
 		return;
 	rec_value = value;
 	open_file();
-	if (rec_fd >= 0)
-		watch_fatal();
 }
 
 void cushim_recfile_forked(void)

@@ -12,17 +12,41 @@
 
 static struct cushim_ring *rings;
 static unsigned ring_log2;
+static void (*drain_at_exit)(void); /* a reader, which frees a retired ring once it has read it */
 static uint64_t unringed;
 static pthread_key_t ring_key;
 static __thread struct cushim_ring *my_ring __attribute__((tls_model("initial-exec")));
 static __thread int ring_failed __attribute__((tls_model("initial-exec")));
 
 /* ---- rings: made at a thread's first record, handed on at its exit ---- */
+/* What the ring holds becomes older than anything it will hold: a reader
+ * then finds it empty, and the next thread's records are not taken for
+ * this one's. */
+static void forget(struct cushim_ring *g)
+{
+	uint64_t v = __atomic_load_n(&g->reserved, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&g->reserved, v + g->mask + 1, __ATOMIC_RELEASE);
+}
+
 static void ring_retire(void *p)
 {
 	struct cushim_ring *g = p;
 	my_ring = NULL;
 	ring_failed = 1;
+	if (drain_at_exit) {
+		__atomic_store_n(&g->retired, 1, __ATOMIC_RELEASE);
+		drain_at_exit(); /* what the thread did is written as it ends */
+		return;
+	}
+	forget(g);
+	__atomic_store_n(&g->free, 1, __ATOMIC_RELEASE);
+}
+
+void cushim_ring_release(struct cushim_ring *g, struct cushim_cursor *c)
+{
+	forget(g);
+	cushim_cursor_end(g, c);
+	__atomic_store_n(&g->retired, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&g->free, 1, __ATOMIC_RELEASE);
 }
 
@@ -62,9 +86,10 @@ static struct cushim_ring *ring_first(void)
 	return g;
 }
 
-void cushim_recorder_start(unsigned cells_log2)
+void cushim_recorder_start(unsigned cells_log2, void (*reader)(void))
 {
 	ring_log2 = cells_log2 < 6 ? 6 : cells_log2;
+	drain_at_exit = reader;
 	cushim_records_init();
 	pthread_key_create(&ring_key, ring_retire);
 }
@@ -92,16 +117,14 @@ static int take_string(const uint64_t *argv, unsigned k, uint64_t *words)
 	return n < 0 ? 2 : cut;
 }
 
-void cushim_record(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
+int cushim_record(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
 {
 	struct cushim_ring *g = my_ring;
 	uint64_t more[2 + CUSHIM_REC_MAXWORDS + CUSHIM_REC_STR / 8 + 6] = { 0 }, made = 0;
 	unsigned nw = cushim_nargs[i], s = cushim_rec_string_arg(i), state = 0, extra = nw > 3 ? nw - 3 : 0;
 
-	if (__builtin_expect(!g, 0) && !(g = ring_first())) {
-		__atomic_add_fetch(&unringed, 1, __ATOMIC_RELAXED);
-		return;
-	}
+	if (__builtin_expect(!g, 0) && !(g = ring_first()))
+		return 0;
 	memcpy(more, argv + 3 * (nw > 3), extra * 8);
 	if (__builtin_expect(s != 0, 0)) { /* names and paths: rare calls, never the hot ones */
 		state = (unsigned)take_string(argv, s - 1, more + extra);
@@ -121,6 +144,7 @@ void cushim_record(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint6
 			     (uint32_t)r | (uint64_t)state << 32 | (uint64_t)s << 40, t0, t1,
 			     nw > 0 ? argv[0] : 0, nw > 1 ? argv[1] : 0, nw > 2 ? argv[2] : 0 };
 	put_cell(g, pos, 1, head);
+	return 1;
 }
 
 /* ---- readers ---- */
@@ -132,7 +156,12 @@ int cushim_rings_each(int (*each)(struct cushim_ring *g, int tid, void *ctx), vo
 	return rc;
 }
 
-uint64_t cushim_recorder_unringed(void)
+void cushim_recorder_unringed(void)
+{
+	__atomic_add_fetch(&unringed, 1, __ATOMIC_RELAXED);
+}
+
+uint64_t cushim_recorder_lost(void)
 {
 	return __atomic_load_n(&unringed, __ATOMIC_RELAXED);
 }

@@ -12,6 +12,7 @@
 #include <check.h>
 #include "../harness/check-run.h"
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -36,7 +37,7 @@ START_TEST(records_read_back_whole)
 	struct cushim_cursor c;
 	struct cushim_rec r;
 
-	cushim_recorder_start(10);
+	cushim_recorder_start(10, NULL);
 	for (int k = 0; k < 11; k++)
 		launch[k] = 1000 + (uint64_t)k;
 	cushim_record(CUSHIM_IDX_cuCtxGetCurrent, CUDA_SUCCESS, 5, 9, &one);
@@ -77,7 +78,7 @@ START_TEST(an_unreadable_or_long_string_is_said_so)
 
 	memset(long_name, 'x', sizeof long_name - 1);
 	long_name[sizeof long_name - 1] = '\0';
-	cushim_recorder_start(8);
+	cushim_recorder_start(8, NULL);
 	cushim_record(CUSHIM_IDX_cuModuleGetFunction, CUDA_ERROR_INVALID_VALUE, 1, 2, bad);
 	cushim_record(CUSHIM_IDX_cuModuleGetFunction, CUDA_SUCCESS, 3, 4, longer);
 	struct cushim_ring *g = this_threads_ring();
@@ -97,7 +98,7 @@ START_TEST(a_lagging_reader_counts_exactly_what_it_lost)
 	struct cushim_rec r;
 	uint64_t read = 0, last = 0;
 
-	cushim_recorder_start(6); /* 64 cells */
+	cushim_recorder_start(6, NULL); /* 64 cells */
 	struct cushim_ring *g = NULL;
 	for (uint64_t k = 1; k <= 1000; k++) {
 		cushim_record(CUSHIM_IDX_cuCtxGetCurrent, CUDA_SUCCESS, k, k, &k);
@@ -140,7 +141,7 @@ START_TEST(a_recorded_string_formats_as_a_live_one)
 	strs[n++] = pages + 4096 - 5;
 	strs[n++] = pages + 4096;
 	strs[n++] = NULL;
-	cushim_recorder_start(12);
+	cushim_recorder_start(12, NULL);
 	for (int k = 0; k < n; k++) {
 		uint64_t h = 0;
 		const uint64_t a[3] = { (uintptr_t)&h, 9, (uintptr_t)strs[k] };
@@ -172,7 +173,7 @@ START_TEST(a_sticky_error_names_the_launches_in_flight)
 	const uint64_t s30 = 0x30, none = 0;
 	char json[CUSHIM_CAUSES_JSON_MAX];
 
-	cushim_recorder_start(10);
+	cushim_recorder_start(10, NULL);
 	h = 0xaaa, cushim_record(CUSHIM_IDX_cuModuleGetFunction, CUDA_SUCCESS, 1, 2, wild);
 	h = 0xbbb, cushim_record(CUSHIM_IDX_cuModuleGetFunction, CUDA_SUCCESS, 3, 4, saxpy);
 	cushim_record(CUSHIM_IDX_cuLaunchKernel, CUDA_SUCCESS, 10, 11, l1);
@@ -199,7 +200,7 @@ END_TEST
 /* ---- one producer, one reader at once ---- */
 #define TOTAL 2000000u
 static struct cushim_ring *shared;
-static int done;
+static int done, read_all; /* the producer lives until all is read: its exit would drop its ring */
 
 static void *produce(void *p)
 {
@@ -211,6 +212,8 @@ static void *produce(void *p)
 			__atomic_store_n(&shared, this_threads_ring(), __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&read_all, __ATOMIC_ACQUIRE))
+		sched_yield();
 	return NULL;
 }
 
@@ -221,7 +224,7 @@ START_TEST(a_concurrent_reader_reads_whole_records_and_counts_the_rest)
 	struct cushim_rec r;
 	uint64_t read = 0;
 
-	cushim_recorder_start(10);
+	cushim_recorder_start(10, NULL);
 	ck_assert(pthread_create(&t, NULL, produce, NULL) == 0);
 	while (!__atomic_load_n(&shared, __ATOMIC_ACQUIRE))
 		;
@@ -238,6 +241,7 @@ START_TEST(a_concurrent_reader_reads_whole_records_and_counts_the_rest)
 			break;
 		finished = __atomic_load_n(&done, __ATOMIC_ACQUIRE);
 	}
+	__atomic_store_n(&read_all, 1, __ATOMIC_RELEASE);
 	pthread_join(t, NULL);
 	ck_assert_msg(read + c.lost == TOTAL, "read %llu + lost %llu != %u", (unsigned long long)read,
 		      (unsigned long long)c.lost, TOTAL);
