@@ -9,7 +9,8 @@ FUZZ_TARGETS = tests/fuzz/fuzz-level tests/fuzz/fuzz-version tests/fuzz/fuzz-pat
 	tests/fuzz/fuzz-elf tests/fuzz/fuzz-outputs tests/fuzz/fuzz-string tests/fuzz/fuzz-image
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DHAVE_CONFIG_H \
 	-I$(top_builddir) $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
-FUZZ_CONF_SRC = $(top_srcdir)/tests/fuzz/fuzz-conf.c $(top_srcdir)/src/common/conf.c $(top_srcdir)/src/common/settings.c $(top_srcdir)/src/common/log.c
+FUZZ_CONF_SRC = $(top_srcdir)/tests/fuzz/fuzz-conf.c $(top_srcdir)/src/common/conf.c $(top_srcdir)/src/common/settings.c $(top_srcdir)/src/common/log.c \
+	$(top_srcdir)/src/common/ownfile.c
 # fuzz-elf: the command's library (src/cli/local.mk) and the common library,
 # the same sources as the command is built from (all but main.c: libFuzzer
 # has its own main), instrumented.

@@ -154,6 +154,8 @@ static const struct {
 	{ "CUSHIM_RUN", "1234-x", "not PID-SECONDS, set by cushim: this process starts a run" },
 	{ "CUSHIM_RUN", "1234--5", "not PID-SECONDS, set by cushim: this process starts a run" },
 	{ "CUSHIM_RUN", "x-5", "not PID-SECONDS, set by cushim: this process starts a run" },
+	{ "CUSHIM_RUN_REPORT", "/tmp/cushim-run.report", NULL },
+	{ "CUSHIM_RUN_REPORT", "report", "not an absolute file path, set by cushim run: no report" },
 };
 
 START_TEST(each_setting)
