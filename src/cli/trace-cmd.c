@@ -40,7 +40,7 @@ static int line(const char **p, const char *end, const char *key, uint64_t *v, i
 		return -1;
 	for (const char *q = *p + k; q < nl && n < max; n++) {
 		char *e;
-		int hex = strcmp(key, "table") == 0 ? n == 2 : strcmp(key, "clock") == 0 ? n == 0 : 0;
+		int hex = strcmp(key, "table ") == 0 ? n == 2 : strcmp(key, "clock ") == 0 ? n == 0 : 0;
 		v[n] = strtoull(q, &e, hex ? 16 : 10);
 		if (e == q)
 			break;

@@ -8,8 +8,7 @@
 #include <string.h>
 
 
-static unsigned char string_arg[CUSHIM_NSYMS]; /* 1 + the argument that is a string; 0 none */
-static unsigned char makes[CUSHIM_NSYMS];      /* its first argument receives a handle worth naming */
+unsigned char cushim_rec_flags[CUSHIM_NSYMS];
 static int ready;
 
 void cushim_records_init(void)
@@ -18,24 +17,18 @@ void cushim_records_init(void)
 	if (__atomic_load_n(&ready, __ATOMIC_ACQUIRE))
 		return;
 	for (unsigned i = 0; i < CUSHIM_NSYMS; i++) {
-		for (unsigned k = 0; k < cushim_nargs[i] && !string_arg[i]; k++)
+		unsigned char f = 0;
+		for (unsigned k = 0; k < cushim_nargs[i] && !(f & CUSHIM_REC_STRING); k++)
 			if (cushim_argdescs[i][k].cls == CUSHIM_A_STR)
-				string_arg[i] = (unsigned char)(k + 1);
+				f |= (unsigned char)(k + 1);
 		for (size_t k = 0; k < sizeof named / sizeof *named; k++)
-			makes[i] |= strcmp(cushim_syms[i].name, named[k]) == 0;
+			if (strcmp(cushim_syms[i].name, named[k]) == 0)
+				f |= CUSHIM_REC_MAKES;
+		cushim_rec_flags[i] = f;
 	}
 	__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
 }
 
-unsigned cushim_rec_string_arg(unsigned i)
-{
-	return string_arg[i];
-}
-
-int cushim_rec_makes(unsigned i)
-{
-	return makes[i];
-}
 
 /* Cell pos whole into *out: 1; 0 not written yet; -1 overwritten. */
 static int get_cell(const struct cushim_ring *g, uint64_t pos, int head, struct cushim_cell *out)
@@ -104,7 +97,7 @@ static void decode(const struct cushim_cell *cells, struct cushim_rec *rec)
 		rec->str[CUSHIM_REC_STR - 1] = '\0';
 		extra += CUSHIM_REC_STR / 8;
 	}
-	if (rec->fn < CUSHIM_NSYMS && makes[rec->fn])
+	if (rec->fn < CUSHIM_NSYMS && (cushim_rec_flags[rec->fn] & CUSHIM_REC_MAKES))
 		rec->made = words[extra];
 }
 

@@ -50,11 +50,18 @@ struct cushim_rec {
 	uint32_t serial; /* the record's number in its ring (low 24 bits) */
 };
 
-/* Which exports record a string (1 + its argument; 0 none) and which the
- * handle they make; cushim_records_init first. */
+/* What each export's records hold beyond its words: the bits of
+ * CUSHIM_REC_STRING (1 + the argument that is a string, 0 none) and
+ * CUSHIM_REC_MAKES (the handle its first argument receives); set by
+ * cushim_records_init. */
+#define CUSHIM_REC_STRING 0x1f
+#define CUSHIM_REC_MAKES 0x80
+extern unsigned char cushim_rec_flags[CUSHIM_NSYMS] CUSHIM_HIDDEN;
 void cushim_records_init(void) CUSHIM_HIDDEN;
-unsigned cushim_rec_string_arg(unsigned i) CUSHIM_HIDDEN;
-int cushim_rec_makes(unsigned i) CUSHIM_HIDDEN;
+static inline unsigned cushim_rec_string_arg(unsigned i)
+{
+	return cushim_rec_flags[i] & CUSHIM_REC_STRING;
+}
 
 /* The exports' names as one number (FNV-1a), so that a reader of a record
  * file knows its table is the one the records were made with. */

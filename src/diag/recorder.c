@@ -15,7 +15,7 @@ static unsigned ring_log2;
 static void (*drain_at_exit)(void); /* a reader, which frees a retired ring once it has read it */
 static uint64_t unringed;
 static pthread_key_t ring_key;
-static __thread struct cushim_ring *my_ring __attribute__((tls_model("initial-exec")));
+__thread struct cushim_ring *cushim_my_ring __attribute__((tls_model("initial-exec")));
 static __thread int ring_failed __attribute__((tls_model("initial-exec")));
 
 /* ---- rings: made at a thread's first record, handed on at its exit ---- */
@@ -31,7 +31,7 @@ static void forget(struct cushim_ring *g)
 static void ring_retire(void *p)
 {
 	struct cushim_ring *g = p;
-	my_ring = NULL;
+	cushim_my_ring = NULL;
 	ring_failed = 1;
 	if (drain_at_exit) {
 		__atomic_store_n(&g->retired, 1, __ATOMIC_RELEASE);
@@ -81,7 +81,7 @@ static struct cushim_ring *ring_first(void)
 		return NULL;
 	__atomic_store_n(&g->tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	pthread_setspecific(ring_key, g);
-	my_ring = g;
+	cushim_my_ring = g;
 	ring_failed = 0;
 	return g;
 }
@@ -117,33 +117,40 @@ static int take_string(const uint64_t *argv, unsigned k, uint64_t *words)
 	return n < 0 ? 2 : cut;
 }
 
-int cushim_record(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
+/* A record of more than one cell: words past the third, a string, the
+ * handle the call made. */
+int cushim_record_more(struct cushim_ring *g, unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
 {
-	struct cushim_ring *g = my_ring;
-	uint64_t more[2 + CUSHIM_REC_MAXWORDS + CUSHIM_REC_STR / 8 + 6] = { 0 }, made = 0;
+	uint64_t more[CUSHIM_REC_MAXWORDS + CUSHIM_REC_STR / 8 + 8], made = 0;
 	unsigned nw = cushim_nargs[i], s = cushim_rec_string_arg(i), state = 0, extra = nw > 3 ? nw - 3 : 0;
 
-	if (__builtin_expect(!g, 0) && !(g = ring_first()))
-		return 0;
 	memcpy(more, argv + 3 * (nw > 3), extra * 8);
-	if (__builtin_expect(s != 0, 0)) { /* names and paths: rare calls, never the hot ones */
+	if (s) { /* names and paths: rare calls, never the hot ones */
 		state = (unsigned)take_string(argv, s - 1, more + extra);
 		extra += CUSHIM_REC_STR / 8;
 	}
-	if (__builtin_expect(cushim_rec_makes(i), 0)) {
+	if (cushim_rec_flags[i] & CUSHIM_REC_MAKES) {
 		if (r != CUDA_SUCCESS || cushim_peek((const void *)(uintptr_t)argv[0], &made, 8) != 8)
 			made = 0;
 		more[extra++] = made;
 	}
 	unsigned ncells = 1 + (extra + 6) / 7;
-	uint64_t v = __atomic_fetch_add(&g->reserved, (1ull << CUSHIM_CELL_BITS) + ncells, __ATOMIC_RELAXED);
-	uint64_t pos = CUSHIM_CELLS(v);
+	uint64_t v = cushim_reserve(g, (1ull << CUSHIM_CELL_BITS) + ncells);
 	for (unsigned k = 1; k < ncells; k++)
-		put_cell(g, pos + k, 0, more + 7 * (k - 1));
-	uint64_t head[7] = { (uint64_t)CUSHIM_SERIAL(v) | (uint64_t)i << 24 | (uint64_t)ncells << 48 | (uint64_t)nw << 56,
-			     (uint32_t)r | (uint64_t)state << 32 | (uint64_t)s << 40, t0, t1,
-			     nw > 0 ? argv[0] : 0, nw > 1 ? argv[1] : 0, nw > 2 ? argv[2] : 0 };
-	put_cell(g, pos, 1, head);
+		put_cell(g, CUSHIM_CELLS(v) + k, 0, more + 7 * (k - 1));
+	cushim_put_head(g, v, i, ncells, r, state, t0, t1, argv);
+	return 1;
+}
+
+/* A call that found no ring of its thread: its first, unless one cannot be made. */
+int cushim_record_first(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
+{
+	struct cushim_ring *g = ring_first();
+	if (!g)
+		return 0;
+	if (cushim_nargs[i] > 3 || cushim_rec_flags[i])
+		return cushim_record_more(g, i, r, t0, t1, argv);
+	cushim_put_head(g, cushim_reserve(g, (1ull << CUSHIM_CELL_BITS) + 1), i, 1, r, 0, t0, t1, argv);
 	return 1;
 }
 
@@ -169,11 +176,11 @@ uint64_t cushim_recorder_lost(void)
 void cushim_recorder_forked(void)
 {
 	for (struct cushim_ring *g = __atomic_load_n(&rings, __ATOMIC_ACQUIRE); g; g = g->next) {
-		if (g != my_ring)
+		if (g != cushim_my_ring)
 			g->free = 1;
 		g->reserved = 0;
 		memset(g->cells, 0, sizeof(struct cushim_cell) << ring_log2);
 	}
-	if (my_ring)
-		my_ring->tid = (int)syscall(SYS_gettid);
+	if (cushim_my_ring)
+		cushim_my_ring->tid = (int)syscall(SYS_gettid);
 }

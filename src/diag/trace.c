@@ -313,11 +313,11 @@ static void drain_now(int wait_ms)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-/* A thread's exit: its ring read now, so that what it did is written as
- * it ends. */
-static void drain_at_thread_exit(void)
+/* A thread's exit: the rings read now, on this thread, so that what it did
+ * is written as it ends. */
+static void drain_on_this_thread(void)
 {
-	drain_now(100);
+	drain_now(1000);
 }
 
 /* ---- the writer thread ---- */
@@ -325,9 +325,11 @@ static int writer_stop;
 
 static void *writer(void *arg)
 {
-	struct timespec nap = { 0, 2000000 }; /* 2 ms: a ring of 16384 cells holds more */
+	struct timespec nap = { 0, 2000000 }; /* 2 ms: a ring of 16384 cells holds more at a launch's pace */
 	(void)arg;
 	while (!__atomic_load_n(&writer_stop, __ATOMIC_ACQUIRE)) {
+		/* a nap, even while calls come: reading right behind a thread that
+		 * writes would take its cache lines from under it at every call */
 		nanosleep(&nap, NULL);
 		if (take_drain(0)) {
 			drain();
@@ -544,7 +546,7 @@ void cushim_trace_start(void)
 			reading = 0, out = NULL;
 		if (out)
 			text_out = out, tl_out = text_out + OUT_SIZE, readers = (struct reader *)(void *)(tl_out + OUT_SIZE);
-		cushim_recorder_start(RING_LOG2, reading ? drain_at_thread_exit : NULL);
+		cushim_recorder_start(RING_LOG2, reading ? drain_on_this_thread : NULL);
 		cushim_recfile_start(cushim_conf.record_file);
 		cushim_crash_watch(on_crash);
 	}
