@@ -20,7 +20,7 @@ part() {
 echo "== machine"
 nvidia-smi -L && nvidia-smi --query-gpu=driver_version --format=csv,noheader
 part nvidia-smi $?
-for t in ${GPU_CHECK_PARTS:-tests/gpu/core tests/gpu/fork tests/gpu/adapt tests/gpu/emulation tests/gpu/coexist tests/gpu/procs tests/gpu/explain tests/gpu/explain-start tests/gpu/check-env tests/gpu/check-truth
+for t in ${GPU_CHECK_PARTS:-tests/gpu/core tests/gpu/fork tests/gpu/adapt tests/gpu/emulation tests/gpu/coexist tests/gpu/procs tests/gpu/explain tests/gpu/explain-start tests/gpu/sticky tests/gpu/check-env tests/gpu/check-truth
 	samples/cufuture/cufuture
 	samples/userbuffers/userbuffers}; do
 	echo "== $t.sh"

@@ -146,5 +146,6 @@ int cmd_doctor(int argc, char **argv);
 int cmd_symbols(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 #endif

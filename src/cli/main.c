@@ -53,6 +53,7 @@ static void usage(FILE *f)
 		"       cushim timeline [--repair] FILE...\n"
 		"       cushim timeline --merge FILE... -o OUT.json\n"
 		"       cushim summary [--json] FILE...\n"
+		"       cushim trace FILE...\n"
 		"       cushim --help | --version\n"
 		"\n"
 		"Run a program with the CUDA driver shim libcushim.so preloaded, check which\n"
@@ -87,7 +88,8 @@ static void usage(FILE *f)
 		"0 when every file passes, 1 when one will not run there, 2 on errors; timeline\n"
 		"gives 0 when every file is complete (or repaired), 1 when one is cut short or\n"
 		"written by several processes; summary gives 0, 1 when a file is empty (its\n"
-		"process did not exit normally), 2 when one is not a summary.\n");
+		"process did not exit normally), 2 when one is not a summary; trace gives 0,\n"
+		"1 when a file is cut short, 2 when one is not a record file of this cushim.\n");
 }
 
 int main(int argc, char **argv)
@@ -123,7 +125,9 @@ int main(int argc, char **argv)
 		return cmd_timeline(argc - 1, argv + 1);
 	if (strcmp(cmd, "summary") == 0)
 		return cmd_summary(argc - 1, argv + 1);
-	cli_error("unknown command '%s'; use run, check, doctor, symbols, timeline or summary (see cushim --help)",
+	if (strcmp(cmd, "trace") == 0)
+		return cmd_trace(argc - 1, argv + 1);
+	cli_error("unknown command '%s'; use run, check, doctor, symbols, timeline, summary or trace (see cushim --help)",
 		  cmd);
 	return CLI_ERROR;
 }

@@ -199,6 +199,7 @@ static void report_end(const char *program)
 /* The options of cushim run's own, after those of the settings table. */
 static const struct option own_options[] = {
 	{ "masquerade", no_argument, NULL, 'm' },
+	{ "preload", no_argument, NULL, 'P' },
 	{ "driver", required_argument, NULL, 'D' },
 	{ "lib", required_argument, NULL, 'L' },
 	{ "help", no_argument, NULL, 'h' },
@@ -213,7 +214,7 @@ static void usage_run(FILE *f)
 	for (int i = 0; i < cushim_nsettings; i++)
 		if (cushim_settings[i].option)
 			fprintf(f, " [--%s]", cushim_settings[i].option);
-	fputs(" [--masquerade] [--driver=PATH] [--lib=PATH] [--] PROGRAM [ARGS...]\n", f);
+	fputs(" [--masquerade|--preload] [--driver=PATH] [--lib=PATH] [--] PROGRAM [ARGS...]\n", f);
 }
 
 /* getopt's table: an option for each setting that names one ("log=LEVEL":
@@ -252,8 +253,21 @@ static int set_setting(int i, const char *value)
 
 struct run_args {
 	const char *libopt, *driver;
-	int masquerade;
+	int masquerade, preload;
+	int watching; /* a diagnostic or emulation option: masquerade, unless --preload */
 };
+
+/* Does setting i, at value, ask to see the program's calls (the trace, the
+ * summary, the timeline, the recorder) or to emulate a driver?  A CUDA
+ * runtime's calls reach cushim only in masquerade. */
+static int watches(int i, const char *value)
+{
+	const char *n = cushim_settings[i].name;
+	if (strcmp(n, "CUSHIM_LOG") == 0)
+		return value && (strcmp(value, "errors") == 0 || strcmp(value, "trace") == 0);
+	return strcmp(n, "CUSHIM_SUMMARY") == 0 || strcmp(n, "CUSHIM_TIMELINE") == 0 ||
+	       strcmp(n, "CUSHIM_RECORD") == 0 || strcmp(n, "CUSHIM_DRIVER_VERSION") == 0;
+}
 
 /* The options: -1 to go on, else the exit status. */
 static int parse_run(int argc, char **argv, struct run_args *a)
@@ -267,6 +281,8 @@ static int parse_run(int argc, char **argv, struct run_args *a)
 	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
 		if (c == 'm')
 			a->masquerade = 1;
+		else if (c == 'P')
+			a->preload = 1;
 		else if (c == 'D')
 			a->driver = optarg;
 		else if (c == 'L')
@@ -275,6 +291,8 @@ static int parse_run(int argc, char **argv, struct run_args *a)
 			return usage_run(stdout), CLI_OK;
 		else if (c >= SETTING_OPT && set_setting(c - SETTING_OPT, optarg) != 0)
 			return RUN_USAGE;
+		if (c >= SETTING_OPT)
+			a->watching |= watches(c - SETTING_OPT, optarg);
 		if (c == '?' || c == ':')
 			return usage_run(stderr), RUN_USAGE;
 	}
@@ -282,6 +300,12 @@ static int parse_run(int argc, char **argv, struct run_args *a)
 		cli_error("run needs a PROGRAM: cushim run [OPTIONS] -- PROGRAM [ARGS...]");
 		return RUN_USAGE;
 	}
+	if (a->masquerade && a->preload) {
+		cli_error("--masquerade and --preload: one or the other");
+		return RUN_USAGE;
+	}
+	if (a->watching && !a->preload)
+		a->masquerade = 1; /* so that a CUDA runtime's own calls are seen too */
 	return -1;
 }
 
@@ -385,7 +409,7 @@ static int run_program(char **argv)
 
 int cmd_run(int argc, char **argv)
 {
-	struct run_args a = { NULL, NULL, 0 };
+	struct run_args a = { NULL, NULL, 0, 0, 0 };
 	struct cli_lib lib;
 	int rc = parse_run(argc, argv, &a);
 

@@ -20,6 +20,8 @@ struct cushim_conf {
 	const char *driver;        /* CUSHIM_DRIVER: the real driver, for masquerade */
 	int adapt;                 /* CUSHIM_ADAPT: 1 (default) or 0 */
 	const char *timeline;      /* CUSHIM_TIMELINE: the trace-event JSON file */
+	int record;                /* CUSHIM_RECORD: the flight recorder */
+	const char *record_file;   /* its file, NULL for none */
 };
 extern struct cushim_conf cushim_conf CUSHIM_HIDDEN;
 /* c from the environment (a bad or unset value: the table's default), quietly;

@@ -117,6 +117,15 @@ static int parse_timeline(const char *v, struct cushim_conf *c)
 	return *v ? (c->timeline = v, 0) : -1;
 }
 
+static int parse_record(const char *v, struct cushim_conf *c)
+{
+	if (!*v || strcmp(v, "0") == 0)
+		return -1;
+	c->record = 1;
+	c->record_file = strcmp(v, "1") == 0 ? NULL : v;
+	return 0;
+}
+
 static int parse_version(const char *v, struct cushim_conf *c)
 {
 	return cushim_parse_version(v, &c->driver_version);
@@ -184,6 +193,9 @@ const struct cushim_setting cushim_settings[] = {
 	  "at exit, a table of calls, errors and times per function, or the same as JSON", parse_summary, 0 },
 	{ "CUSHIM_TIMELINE", "timeline=FILE.json", "a FILE.json path (%p: the process id)", NULL, "no timeline",
 	  "every call as an event of a Chrome trace-event file (Perfetto, chrome://tracing)", parse_timeline, 1 },
+	{ "CUSHIM_RECORD", "record[=FILE]", "1 or a FILE path (%p: the process id)", NULL, "no recording",
+	  "keep each thread's latest calls in a ring (a flight recorder) to name the kernels in flight at a sticky "
+	  "error; with FILE, write them there at exit, exec and a crash (cushim trace FILE reads it)", parse_record, 1 },
 	{ "CUSHIM_DRIVER_VERSION", "driver-version=X.Y", "a CUDA version: X.Y (12.0) or the CUDA_VERSION form (12000)",
 	  NULL, "the driver's own version",
 	  "look like an older driver: its version, its exports, its cuGetProcAddress answers", parse_version, 0 },

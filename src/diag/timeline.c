@@ -23,7 +23,7 @@
 #include "log.h"
 #include "stamp.h"
 #include "timeline.h"
-#include "errors.h"
+#include "errnames.h"
 #include "ticks.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -193,7 +193,7 @@ static void plain(struct jout *o, const char *s)
 /* One argument, "name":value: integers as numbers, the rest as the text
  * trace shows them, as strings (only a C string's can hold a quote or a
  * backslash). */
-static void arg(struct jout *o, const struct cushim_argdesc *d, uint64_t v)
+static void arg(struct jout *o, const struct cushim_argdesc *d, uint64_t v, const struct cushim_strarg *sa)
 {
 	char tmp[512];
 	size_t n;
@@ -206,10 +206,10 @@ static void arg(struct jout *o, const struct cushim_argdesc *d, uint64_t v)
 	else
 		LIT(o, "\":\"");
 	if (d->cls == CUSHIM_A_STR) {
-		n = cushim_format_arg(tmp, sizeof tmp, d, v);
+		n = cushim_format_arg(tmp, sizeof tmp, d, v, sa);
 		esc(o, tmp, n);
 	} else {
-		n = cushim_format_arg(o->p, o->left, d, v);
+		n = cushim_format_arg(o->p, o->left, d, v, NULL);
 		o->p += n;
 		o->left -= n;
 	}
@@ -220,7 +220,7 @@ static void arg(struct jout *o, const struct cushim_argdesc *d, uint64_t v)
 enum { TAIL = 160, ARG_ROOM = 1200 }; /* the result and closing; one argument at most */
 
 size_t cushim_timeline_event(char *buf, size_t size, int *named, int tid, unsigned i, CUresult r, uint64_t t0,
-			     uint64_t t1, const uint64_t *argv)
+			     uint64_t t1, const uint64_t *argv, const struct cushim_strarg *sa)
 {
 	struct jout o = { buf, size - TAIL };
 	const char *rn = cushim_error_name((int)r);
@@ -245,7 +245,7 @@ size_t cushim_timeline_event(char *buf, size_t size, int *named, int tid, unsign
 			LIT(&o, "\"(more arguments)\":\"not shown\",");
 			break;
 		}
-		arg(&o, &cushim_argdescs[i][k], argv[k]);
+		arg(&o, &cushim_argdescs[i][k], argv[k], sa && sa->arg == (int)k ? sa : NULL);
 		LIT(&o, ",");
 	}
 	o.left += TAIL;
@@ -298,7 +298,7 @@ __attribute__((noinline)) void cushim_timeline_direct(int tid, unsigned i, CUres
 						      const uint64_t *argv)
 {
 	char tmp[CUSHIM_TL_EVENT_MAX];
-	cushim_timeline_write(tmp, cushim_timeline_event(tmp, sizeof tmp, NULL, tid, i, r, t0, t1, argv));
+	cushim_timeline_write(tmp, cushim_timeline_event(tmp, sizeof tmp, NULL, tid, i, r, t0, t1, argv, NULL));
 }
 
 /* FILE with %p expanded, or a name derived from it when another process

@@ -325,7 +325,8 @@ static void publish(int tracing)
 static void publish_found(const struct boot_run *run)
 {
 	char v[16], w[16];
-	int tracing = cushim_conf.level >= CUSHIM_LOG_ERRORS || cushim_conf.summary || cushim_conf.timeline;
+	int tracing = cushim_conf.level >= CUSHIM_LOG_ERRORS || cushim_conf.summary || cushim_conf.timeline ||
+		      cushim_conf.record;
 
 	driver = run->driver;
 	cushim_state_publish(&run->found);

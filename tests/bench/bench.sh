@@ -39,9 +39,10 @@ suite() {
 	ran "bench-calls (plain)" bench_calls CUSHIM_BENCH_ITERS=20000000 "$@"
 	calls "forwarding (CUSHIM_LOG=warn)" 20000000 "$@"
 	calls "summary (CUSHIM_SUMMARY=FILE.json)" 5000000 CUSHIM_SUMMARY="$tmp/summary.json" "$@"
-	calls "trace to a file (CUSHIM_LOG=trace)" 100000 CUSHIM_LOG=trace CUSHIM_LOG_FILE="$tmp/trace.log" "$@"
+	calls "recording (CUSHIM_RECORD=1)" 5000000 CUSHIM_RECORD=1 "$@"
+	calls "trace to a file (CUSHIM_LOG=trace)" 1000000 CUSHIM_LOG=trace CUSHIM_LOG_FILE="$tmp/trace.log" "$@"
 	rm -f "$tmp/trace.log"
-	calls "timeline (CUSHIM_TIMELINE=FILE.json)" 100000 CUSHIM_TIMELINE="$tmp/timeline.json" "$@"
+	calls "timeline (CUSHIM_TIMELINE=FILE.json)" 1000000 CUSHIM_TIMELINE="$tmp/timeline.json" "$@"
 	rm -f "$tmp/timeline.json"
 }
 

@@ -114,6 +114,21 @@ dir=$(sed -n 1p "$T/masq.out")
 [ "$(sed -n 3p "$T/masq.out")" = "$(realpath "$drv")" ] || fail "masquerade: CUSHIM_DRIVER is '$(sed -n 3p "$T/masq.out")'"
 [ "$(sed -n 4p "$T/masq.out")" = "$dir:/opt/keep" ] || fail "masquerade: LD_LIBRARY_PATH is '$(sed -n 4p "$T/masq.out")'"
 [ -n "$dir" ] && [ -e "$dir" ] && fail "masquerade: $dir is left behind"
+# A diagnostic or emulation option means masquerade (a runtime's own calls
+# are seen only there), unless --preload; both at once is a usage error.
+for opt in --summary --log=trace --timeline=tl.json --record --driver-version=11.2; do
+	run_cmd diagmasq "$CUSHIM" run "$opt" --driver="$drv" -- sh -c "$masq"
+	expect_rc diagmasq 0
+	[ "$(sed -n 2p "$T/diagmasq.out")" = "$SHIMLIB" ] || fail "$opt: not masquerade: $(cat "$T/diagmasq.out")"
+	LD_LIBRARY_PATH=$fake/drv-11.4 run_cmd diagpre "$CUSHIM" run --preload "$opt" -- sh -c "$show_preload"'; echo "${LD_LIBRARY_PATH-}"'
+	expect_rc diagpre 0
+	[ "$(sed -n 1p "$T/diagpre.out")" = "$(realpath "$SHIMLIB")" ] && ! grep -q cushim-masquerade "$T/diagpre.out" ||
+		fail "--preload $opt: $(cat "$T/diagpre.out")"
+done
+run_cmd bothmodes "$CUSHIM" run --preload --masquerade -- true
+expect_rc bothmodes 125
+LD_LIBRARY_PATH=$fake/drv-11.4 run_cmd warnonly "$CUSHIM" run --log=info -- sh -c "$masq"
+grep -q cushim-masquerade "$T/warnonly.out" && fail "--log=info alone chose masquerade"
 # Nested masquerade keeps the outer folder and adds none.
 run_cmd masqnest "$CUSHIM" run --masquerade --driver="$drv" -- "$CUSHIM" run --masquerade -- sh -c 'echo "$LD_LIBRARY_PATH"'
 expect_rc masqnest 0

@@ -69,6 +69,9 @@ static int initialised(void)
  *                           shim's own stub, not the fake's function
  *   FAKE_VERSION_FAIL=N     cuDriverGetVersion returns N, writes nothing
  *   FAKE_INIT_FAIL=N        cuInit returns N and initialises nothing
+ *   FAKE_STICKY=N           cuCtxSynchronize and cuStreamSynchronize return N (a kernel
+ *                           faulted: 700, 710, 719), and cuModuleGetFunction gives each
+ *                           name a handle of its own (its hash)
  *   FAKE_MODULE_REFUSE=N    every module, library and link load (cuModuleLoad*,
  *                           cuLibraryLoad*, cuLinkAdd*_v2) returns N once initialised
  *   FAKE_GPU_CC=M.m         the GPU's compute capability: cuCtxGetDevice answers
@@ -355,6 +358,39 @@ LOADER(cuLibraryLoadFromFile)
 #endif
 LOADER(cuLinkAddData_v2)
 LOADER(cuLinkAddFile_v2)
+
+/* ---- a kernel that faulted, when a test asks (FAKE_STICKY) ---- */
+static int sticky(void)
+{
+	const char *code = FAKE_GETENV("FAKE_STICKY");
+	if (!initialised())
+		return NOT_INITIALIZED;
+	return code && *code ? atoi(code) : SUCCESS;
+}
+
+static int special_cuCtxSynchronize(W a0, W a1, W a2, W a3, W a4, W a5)
+{
+	return sticky();
+}
+
+static int special_cuStreamSynchronize(W a0, W a1, W a2, W a3, W a4, W a5)
+{
+	return sticky();
+}
+
+static int special_cuModuleGetFunction(W a0, W a1, W a2, W a3, W a4, W a5)
+{
+	const char *name = (const char *)(uintptr_t)a2;
+	W h = 0xcbf29ce484222325ull;
+	if (!initialised())
+		return NOT_INITIALIZED;
+	if (FAKE_GETENV("FAKE_STICKY") && a0 && name) {
+		for (; *name; name++)
+			h = (h ^ (unsigned char)*name) * 0x100000001b3ull;
+		*(W *)(uintptr_t)a0 = h;
+	}
+	return SUCCESS;
+}
 
 /* Like a driver without the runtime's private tables: a runtime must fail
  * cleanly on it, not crash. */

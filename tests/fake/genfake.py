@@ -38,6 +38,8 @@ SPECIALS |= {"cuDeviceGetCount", "cuDeviceGet", "cuDeviceGetAttribute", "cuDevic
              "cuCtxSetCurrent", "cuCtxPushCurrent_v2", "cuCtxPopCurrent_v2", "cuCtxGetCurrent", "cuCtxGetDevice",
              "cuCtxGetStreamPriorityRange", "cuStreamCreate", "cuStreamCreateWithPriority", "cuEventCreate",
              "cuStreamGetPriority", "cuStreamGetCtx", "cuStreamGetDevice", "cuMemAlloc_v2", "cuPointerGetAttribute"}
+# Written by hand in fake-driver.c: they answer FAKE_STICKY, generically without.
+SPECIALS |= {"cuCtxSynchronize", "cuStreamSynchronize", "cuModuleGetFunction"}
 # Written by hand in fake-memory.c (they answer FAKE_MEM_TOTAL, generically without).
 SPECIALS |= {"cuMemGetInfo_v2", "cuMemAllocManaged", "cuMemHostAlloc", "cuMemAllocHost_v2", "cuMemCreate"}
 

@@ -112,10 +112,10 @@ static void check_format(const char *s, size_t n, int nul, size_t size)
 	char want[400], full[400], buf[400];
 	const struct cushim_argdesc d = { "name", CUSHIM_A_STR, -1 };
 	expected(s, n, nul, want, sizeof want);
-	size_t len = cushim_format_arg(full, sizeof full, &d, (uint64_t)(uintptr_t)s);
+	size_t len = cushim_format_arg(full, sizeof full, &d, (uint64_t)(uintptr_t)s, NULL);
 	REQUIRE(len == strlen(want) && strcmp(full, want) == 0);
 	/* a smaller buffer: the same text, cut, terminated */
-	len = cushim_format_arg(buf, size, &d, (uint64_t)(uintptr_t)s);
+	len = cushim_format_arg(buf, size, &d, (uint64_t)(uintptr_t)s, NULL);
 	REQUIRE(size == 0 || (len < size && !buf[len] && memcmp(buf, full, len) == 0));
 	REQUIRE(size == 0 || len == (strlen(full) < size ? strlen(full) : size - 1));
 }
@@ -139,7 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_format(s, n, nul, bufsize);
 	const struct cushim_argdesc d = { "name", CUSHIM_A_STR, -1 };
 	char null_text[8];
-	REQUIRE(cushim_format_arg(null_text, sizeof null_text, &d, 0) == 4 && strcmp(null_text, "NULL") == 0);
+	REQUIRE(cushim_format_arg(null_text, sizeof null_text, &d, 0, NULL) == 4 && strcmp(null_text, "NULL") == 0);
 	unguard(s, n + (size_t)nul, span);
 	return 0;
 }

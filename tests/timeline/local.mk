@@ -35,3 +35,16 @@ OUT_TESTS = tests/timeline/fifo.sh tests/timeline/owner.sh tests/timeline/fulldi
 TESTS += $(OUT_TESTS)
 EXTRA_DIST += $(OUT_TESTS)
 $(OUT_TESTS:.sh=.log): cushim$(EXEEXT) libcushim.la tests/timeline/out-app$(EXEEXT) $(FAKE_DRIVERS) $(FAKE_NO_RUNTIME)
+# record-app: the flight recorder: sticky errors, a crash, a record file
+# decoded, 8 threads of 100,000 calls (record.sh); linked with the C++
+# runtime, whose demangler names the kernels.
+check_PROGRAMS += tests/timeline/record-app
+tests_timeline_record_app_CPPFLAGS = $(FAKE_APP_INCLUDES)
+tests_timeline_record_app_CFLAGS = $(AM_CFLAGS) -pthread
+tests_timeline_record_app_LDFLAGS = $(FAKE_APP_LINK) -pthread -Wl,--no-as-needed
+tests_timeline_record_app_LDADD = -lcuda $(DEMANGLE_LIBS)
+EXTRA_tests_timeline_record_app_DEPENDENCIES = $(FAKE_APP_DEPS)
+TESTS += tests/timeline/record.sh
+EXTRA_DIST += tests/timeline/record.sh
+tests/timeline/record.log: cushim$(EXEEXT) libcushim.la tests/timeline/record-app$(EXEEXT) $(FAKE_DRIVERS) \
+	$(FAKE_NO_RUNTIME)

@@ -30,7 +30,7 @@ static unsigned sym(const char *name)
 static void expect_call(const char *name, CUresult r, const uint64_t *argv, const char *want)
 {
 	char buf[1024];
-	size_t n = cushim_format_call(buf, sizeof buf, sym(name), r, argv);
+	size_t n = cushim_format_call(buf, sizeof buf, sym(name), r, argv, NULL);
 	ck_assert_msg(n == strlen(buf), "%s: length %zu, text \"%s\"", name, n, buf);
 	ck_assert_msg(strcmp(buf, want) == 0, "%s:\n  got    %s\n  wanted %s", name, buf, want);
 }
@@ -184,7 +184,7 @@ START_TEST(cut)
 {
 	char buf[10];
 	uint64_t a[] = { 0, 1 };
-	size_t n = cushim_format_call(buf, sizeof buf, sym("cuMemAlloc_v2"), CUDA_SUCCESS, a);
+	size_t n = cushim_format_call(buf, sizeof buf, sym("cuMemAlloc_v2"), CUDA_SUCCESS, a, NULL);
 	ck_assert_str_eq(buf, "cuMemAllo");
 	ck_assert_uint_eq(n, 9);
 }

@@ -3,6 +3,8 @@
 #               place of the older variants in cushim_real[]
 #   integrity   MD2 and the integrity check's answer under emulation (Check),
 #               against RFC 1319 and answers recorded from real drivers
+#   recorder    the flight recorder's rings (Check): whole records, what a
+#               reader that falls behind lost, a reader beside the writer
 #   trampoline  the generated stubs and their trampoline alone, with a
 #               resolver that clobbers every argument register
 if HAVE_CHECK
@@ -12,6 +14,15 @@ tests_whitebox_adapters_SOURCES = tests/whitebox/adapters.c
 nodist_tests_whitebox_adapters_SOURCES = $(GENERATED)
 tests_whitebox_adapters_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_whitebox_adapters_LDADD = libcushim_shim.la libcushim_diag.la libcushim_common.la $(CHECK_LIBS) $(LIBS)
+check_PROGRAMS += tests/whitebox/recorder
+TESTS += tests/whitebox/recorder
+tests_whitebox_recorder_SOURCES = tests/whitebox/recorder.c
+nodist_tests_whitebox_recorder_SOURCES = $(GENERATED)
+tests_whitebox_recorder_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+# (the trace wrappers pulled in first, as tests/unit/trace: sticky.c's
+# causes reach the shim, which reaches the diagnostics)
+tests_whitebox_recorder_LDFLAGS = $(AM_LDFLAGS) -Wl,--undefined=cushim_tracer
+tests_whitebox_recorder_LDADD = libcushim_diag.la libcushim_shim.la libcushim_common.la $(CHECK_LIBS) $(LIBS) -lpthread
 check_PROGRAMS += tests/whitebox/integrity
 TESTS += tests/whitebox/integrity
 tests_whitebox_integrity_SOURCES = tests/whitebox/integrity.c

@@ -1,0 +1,186 @@
+/* The flight recorder: rings of binary records (recorder.h). */
+#include "table.h"
+#include "recorder.h"
+#include "stamp.h"
+#include "peek.h"
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+
+static struct cushim_ring *rings;
+static unsigned ring_log2;
+static void (*drain_at_exit)(void); /* a reader, which frees a retired ring once it has read it */
+static uint64_t unringed;
+static pthread_key_t ring_key;
+__thread struct cushim_ring *cushim_my_ring __attribute__((tls_model("initial-exec")));
+static __thread int ring_failed __attribute__((tls_model("initial-exec")));
+
+/* ---- rings: made at a thread's first record, handed on at its exit ---- */
+/* What the ring holds becomes older than anything it will hold: a reader
+ * then finds it empty, and the next thread's records are not taken for
+ * this one's. */
+static void forget(struct cushim_ring *g)
+{
+	uint64_t v = __atomic_load_n(&g->reserved, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&g->reserved, v + g->mask + 1, __ATOMIC_RELEASE);
+}
+
+static void ring_retire(void *p)
+{
+	struct cushim_ring *g = p;
+	cushim_my_ring = NULL;
+	ring_failed = 1;
+	if (drain_at_exit) {
+		__atomic_store_n(&g->retired, 1, __ATOMIC_RELEASE);
+		drain_at_exit(); /* what the thread did is written as it ends */
+		return;
+	}
+	forget(g);
+	__atomic_store_n(&g->free, 1, __ATOMIC_RELEASE);
+}
+
+void cushim_ring_release(struct cushim_ring *g, struct cushim_cursor *c)
+{
+	forget(g);
+	cushim_cursor_end(g, c);
+	__atomic_store_n(&g->retired, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&g->free, 1, __ATOMIC_RELEASE);
+}
+
+static struct cushim_ring *new_ring(void)
+{
+	size_t size = sizeof(struct cushim_ring) + (sizeof(struct cushim_cell) << ring_log2);
+	struct cushim_ring *g = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (g == MAP_FAILED)
+		return NULL;
+	g->mask = (1ull << ring_log2) - 1;
+	g->next = __atomic_load_n(&rings, __ATOMIC_ACQUIRE);
+	while (!__atomic_compare_exchange_n(&rings, &g->next, g, 1, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+		;
+	return g;
+}
+
+/* This thread's ring: a freed one, else a new mapping.  Safe in a signal
+ * handler: no malloc, no lock. */
+static struct cushim_ring *ring_first(void)
+{
+	struct cushim_ring *g;
+	if (ring_failed)
+		return NULL;
+	ring_failed = 1; /* a handler interrupting the search records nothing */
+	for (g = __atomic_load_n(&rings, __ATOMIC_ACQUIRE); g; g = g->next) {
+		int one = 1;
+		if (__atomic_load_n(&g->free, __ATOMIC_RELAXED) &&
+		    __atomic_compare_exchange_n(&g->free, &one, 0, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			break;
+	}
+	if (!g && !(g = new_ring()))
+		return NULL;
+	__atomic_store_n(&g->tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	pthread_setspecific(ring_key, g);
+	cushim_my_ring = g;
+	ring_failed = 0;
+	return g;
+}
+
+void cushim_recorder_start(unsigned cells_log2, void (*reader)(void))
+{
+	ring_log2 = cells_log2 < 6 ? 6 : cells_log2;
+	drain_at_exit = reader;
+	cushim_records_init();
+	pthread_key_create(&ring_key, ring_retire);
+}
+
+/* ---- the call path ---- */
+static inline void put_cell(struct cushim_ring *g, uint64_t pos, int head, const uint64_t w[7])
+{
+	struct cushim_cell *c = &g->cells[pos & g->mask];
+	__atomic_store_n(&c->tag, 0, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(c->w, w, sizeof c->w);
+	__atomic_store_n(&c->tag, pos << 1 | (uint64_t)head, __ATOMIC_RELEASE);
+}
+
+/* The string argument's bytes, through the checked copy, into words; their
+ * state (0 whole, 1 cut, 2 unreadable). */
+static int take_string(const uint64_t *argv, unsigned k, uint64_t *words)
+{
+	int cut = 0;
+	memset(words, 0, CUSHIM_REC_STR);
+	if (!argv[k])
+		return 2;
+	long n = cushim_peek_str((const void *)(uintptr_t)argv[k], (char *)words, CUSHIM_REC_STR, &cut);
+	return n < 0 ? 2 : cut;
+}
+
+/* A record of more than one cell: words past the third, a string, the
+ * handle the call made. */
+int cushim_record_more(struct cushim_ring *g, unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
+{
+	uint64_t more[CUSHIM_REC_MAXWORDS + CUSHIM_REC_STR / 8 + 8], made = 0;
+	unsigned nw = cushim_nargs[i], s = cushim_rec_string_arg(i), state = 0, extra = nw > 3 ? nw - 3 : 0;
+
+	memcpy(more, argv + 3 * (nw > 3), extra * 8);
+	if (s) { /* names and paths: rare calls, never the hot ones */
+		state = (unsigned)take_string(argv, s - 1, more + extra);
+		extra += CUSHIM_REC_STR / 8;
+	}
+	if (cushim_rec_flags[i] & CUSHIM_REC_MAKES) {
+		if (r != CUDA_SUCCESS || cushim_peek((const void *)(uintptr_t)argv[0], &made, 8) != 8)
+			made = 0;
+		more[extra++] = made;
+	}
+	unsigned ncells = 1 + (extra + 6) / 7;
+	uint64_t v = cushim_reserve(g, (1ull << CUSHIM_CELL_BITS) + ncells);
+	for (unsigned k = 1; k < ncells; k++)
+		put_cell(g, CUSHIM_CELLS(v) + k, 0, more + 7 * (k - 1));
+	cushim_put_head(g, v, i, ncells, r, state, t0, t1, argv);
+	return 1;
+}
+
+/* A call that found no ring of its thread: its first, unless one cannot be made. */
+int cushim_record_first(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
+{
+	struct cushim_ring *g = ring_first();
+	if (!g)
+		return 0;
+	if (cushim_nargs[i] > 3 || cushim_rec_flags[i])
+		return cushim_record_more(g, i, r, t0, t1, argv);
+	cushim_put_head(g, cushim_reserve(g, (1ull << CUSHIM_CELL_BITS) + 1), i, 1, r, 0, t0, t1, argv);
+	return 1;
+}
+
+/* ---- readers ---- */
+int cushim_rings_each(int (*each)(struct cushim_ring *g, int tid, void *ctx), void *ctx)
+{
+	int rc = 0;
+	for (struct cushim_ring *g = __atomic_load_n(&rings, __ATOMIC_ACQUIRE); g && !rc; g = g->next)
+		rc = each(g, __atomic_load_n(&g->tid, __ATOMIC_ACQUIRE), ctx);
+	return rc;
+}
+
+void cushim_recorder_unringed(void)
+{
+	__atomic_add_fetch(&unringed, 1, __ATOMIC_RELAXED);
+}
+
+uint64_t cushim_recorder_lost(void)
+{
+	return __atomic_load_n(&unringed, __ATOMIC_RELAXED);
+}
+
+void cushim_recorder_forked(void)
+{
+	for (struct cushim_ring *g = __atomic_load_n(&rings, __ATOMIC_ACQUIRE); g; g = g->next) {
+		if (g != cushim_my_ring)
+			g->free = 1;
+		g->reserved = 0;
+		memset(g->cells, 0, sizeof(struct cushim_cell) << ring_log2);
+	}
+	if (cushim_my_ring)
+		cushim_my_ring->tid = (int)syscall(SYS_gettid);
+}

@@ -1,0 +1,87 @@
+/* The flight recorder (recorder.c): every traced call as one binary record
+ * (records.h) in its thread's own ring, written on the call path with no
+ * formatting, no lock and no system call (a call with a string argument
+ * copies it through the checked copy, peek.h, which is one).  The text
+ * trace, the timeline and the sticky-error explanation read the records off
+ * the calling thread. */
+#ifndef CUSHIM_RECORDER_H
+#define CUSHIM_RECORDER_H
+#include "table.h"
+#include "records.h"
+#include "callfmt.h"
+#include <stddef.h>
+#include <stdint.h>
+
+/* Rings of 2^cells_log2 cells each (at least 64); a thread's is made (mmap)
+ * at its first record.  With a reader, a ring whose thread exits is marked
+ * retired and reader() runs on that thread, to read it and release it;
+ * without, what it holds is dropped and it is free at once. */
+void cushim_recorder_start(unsigned cells_log2, void (*reader)(void)) CUSHIM_HIDDEN;
+/* The reader has read the retired g (its cursor c): free for the next thread. */
+void cushim_ring_release(struct cushim_ring *g, struct cushim_cursor *c) CUSHIM_HIDDEN;
+
+
+/* ---- readers ---- */
+/* Every ring, newest first: each(ring, tid, ctx) until it returns non-zero. */
+int cushim_rings_each(int (*each)(struct cushim_ring *g, int tid, void *ctx), void *ctx) CUSHIM_HIDDEN;
+/* A call that found no ring and was not written either: counted. */
+void cushim_recorder_unringed(void) CUSHIM_HIDDEN;
+uint64_t cushim_recorder_lost(void) CUSHIM_HIDDEN;
+
+/* In a forked child: every ring but the calling thread's is free for reuse
+ * and emptied (what they hold is the parent's). */
+void cushim_recorder_forked(void) CUSHIM_HIDDEN;
+
+/* ---- the call path, inline in the trace wrapper's back end ---- */
+extern __thread struct cushim_ring *cushim_my_ring __attribute__((tls_model("initial-exec"))) CUSHIM_HIDDEN;
+int cushim_record_more(struct cushim_ring *g, unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
+	CUSHIM_HIDDEN;
+int cushim_record_first(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv) CUSHIM_HIDDEN;
+
+/* The ring's reservation moved by inc: the value before.  Only the ring's
+ * own thread moves it, and a signal handler on that thread may interrupt it:
+ * one instruction does it, so no lock prefix is needed (a reader only
+ * loads it). */
+static inline uint64_t cushim_reserve(struct cushim_ring *g, uint64_t inc)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("xaddq %0, %1" : "+r"(inc), "+m"(g->reserved) : : "memory");
+	return inc;
+#else
+	return __atomic_fetch_add(&g->reserved, inc, __ATOMIC_RELAXED);
+#endif
+}
+
+/* The head cell of a record, written in place. */
+static inline void cushim_put_head(struct cushim_ring *g, uint64_t v, unsigned i, unsigned ncells, CUresult r, unsigned state,
+			    uint64_t t0, uint64_t t1, const uint64_t *argv)
+{
+	uint64_t pos = CUSHIM_CELLS(v);
+	unsigned nw = cushim_nargs[i];
+	struct cushim_cell *c = &g->cells[pos & g->mask];
+	__atomic_store_n(&c->tag, 0, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	c->w[0] = (uint64_t)CUSHIM_SERIAL(v) | (uint64_t)i << 24 | (uint64_t)ncells << 48 | (uint64_t)nw << 56;
+	c->w[1] = (uint32_t)r | (uint64_t)state << 32 | (uint64_t)cushim_rec_string_arg(i) << 40;
+	c->w[2] = t0, c->w[3] = t1;
+	c->w[4] = nw > 0 ? argv[0] : 0, c->w[5] = nw > 1 ? argv[1] : 0, c->w[6] = nw > 2 ? argv[2] : 0;
+	__atomic_store_n(&c->tag, pos << 1 | 1, __ATOMIC_RELEASE);
+}
+
+/* The call path: record export i's call: 1; 0 where this thread has no
+ * ring (none could be mapped, or a signal handler interrupted the making of
+ * its first): the caller writes the call itself, or counts it lost
+ * (cushim_recorder_unringed).  One cell, written in place, for a call of
+ * three words or fewer. */
+static inline int cushim_record(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
+{
+	struct cushim_ring *g = cushim_my_ring;
+	if (__builtin_expect(!g, 0))
+		return cushim_record_first(i, r, t0, t1, argv);
+	if (__builtin_expect(cushim_nargs[i] > 3 || cushim_rec_flags[i], 0))
+		return cushim_record_more(g, i, r, t0, t1, argv);
+	cushim_put_head(g, cushim_reserve(g, (1ull << CUSHIM_CELL_BITS) + 1), i, 1, r, 0, t0, t1, argv);
+	return 1;
+}
+#endif
