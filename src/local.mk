@@ -11,11 +11,15 @@ GENERATED = src/cushim-syms.h src/cushim-enums.h src/cushim-syms.tsv
 GENERATED_STUBS = src/cushim-stubs.S
 BUILT_SOURCES += $(GENERATED) $(GENERATED_STUBS)
 CLEANFILES += $(GENERATED) $(GENERATED_STUBS) src/gen.stamp
-EXTRA_DIST += src/table/cuda-api.tsv
+# The stubs' assembly: a template that holds what the architectures share and
+# the table's lines, and one file for each architecture (src/shim).
+STUBS_TEMPLATE = $(top_srcdir)/src/shim/stubs.S.in
+EXTRA_DIST += src/table/cuda-api.tsv src/shim/stubs.S.in src/shim/stubs-x86_64.S.in src/shim/stubs-aarch64.S.in
 src/gen.stamp: $(top_srcdir)/tools/gensyms.py $(top_srcdir)/tools/cudaapi.py $(CUDA_TABLE) \
-		$(CUDA_INCDIR)/cudaTypedefs.h $(CUDA_INCDIR)/cuda.h
+		$(CUDA_INCDIR)/cudaTypedefs.h $(CUDA_INCDIR)/cuda.h $(STUBS_TEMPLATE) \
+		$(top_srcdir)/src/shim/stubs-x86_64.S.in $(top_srcdir)/src/shim/stubs-aarch64.S.in
 	$(AM_V_GEN)$(MKDIR_P) src && $(PYTHON) $(top_srcdir)/tools/gensyms.py --include '$(CUDA_INCDIR)' \
-		--table $(CUDA_TABLE) --cpp '$(CPP)' --outdir src && touch $@
+		--table $(CUDA_TABLE) --stubs $(STUBS_TEMPLATE) --cpp '$(CPP)' --outdir src && touch $@
 $(GENERATED) $(GENERATED_STUBS): src/gen.stamp
 # The stubs see the sanitizer flags too: a ThreadSanitizer build loads the
 # slots through C (src/shim/stubs.c), where the sanitizer sees the acquire.

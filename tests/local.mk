@@ -8,6 +8,12 @@
 #   table, cli, hardening, fuzz, timeline, cluster, package, realdrv,
 #   compat, cross, wheel, gpu, bench
 #   layout     the structure of src/: no cycle between files (tools/depgraph.py)
+# make check-slow: the tests that build the whole project again, which make
+# check leaves out so that it builds the project once (each fragment adds its
+# own to SLOW_TESTS; CI runs them: .ci/run).
+check-slow: all
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(SLOW_TESTS)'
+.PHONY: check-slow
 EXTRA_DIST += tests/oracle/README.md tests/oracle/capture-procaddress.c \
 	tests/oracle/cuGetProcAddress-driver-580.159.04.tsv tests/oracle/libcuda-580.159.04-exports.txt
 include tests/harness/local.mk

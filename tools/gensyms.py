@@ -14,7 +14,8 @@ int for an enum, a structure of integer words of the same size and alignment).
                    the argument descriptors the tracer decodes;
   cushim-stubs.S   the stubs (one load and one indirect jump each, on x86-64
                    and aarch64), the slots they jump through, and the
-                   first-call trampoline;
+                   first-call trampoline: the assembly of src/shim/stubs.S.in
+                   and its stubs-ARCH.S.in, the table's rows filled in;
   cushim-enums.h   the enums (values, names, and CUresult's documentation);
   cushim-syms.tsv  the same rows as text, for the documentation and tools.
 """
@@ -239,153 +240,41 @@ def write_tsv(o, rows):
             "yes" if r["name"] else "lookup-only", "toolkit" if r["local"] else "table"))
 
 
-STUBS_HEAD = r"""/* The stubs, one per row of the table: an export jumps through its slot,
- * whatever its arguments, and a slot starts at the row's first-call entry,
- * which runs the bootstrap (cushim_resolve) with every argument register
- * saved and then jumps where the slot now points.
- *
- *   x86-64:  jmp *cushim_slot+8*i(%rip)            one load and one indirect jump
- *   aarch64: adrp, add, ldar x16, br x16           the load-acquire pairs with the
- *            bootstrap's release store of the slot, so that what the target
- *            reads (cushim_impl[], the settings) is seen as the bootstrap left it;
- *            x86-64 loads have that order already. */
-#if defined(__x86_64__)
-# if defined(__CET__) && (__CET__ & 1)
-#  define LANDING endbr64
-# else
-#  define LANDING
-# endif
-#elif defined(__aarch64__)
-# if defined(__ARM_FEATURE_BTI_DEFAULT) && __ARM_FEATURE_BTI_DEFAULT
-#  define LANDING bti c
-# else
-#  define LANDING
-# endif
-#else
-# error "cushim's stubs are written for x86-64 and aarch64"
-#endif
-
-	.section .note.GNU-stack,"",%progbits
-	.text
-"""
-
-# Per architecture: the stub's jump through slot \index, the first-call
-# entry's jump to the trampoline with the row in a scratch register, and the
-# trampoline's frame, argument registers and call.
-ARCHS = [
-    ("__x86_64__", {
-        "jump": ["jmp *cushim_slot+8*\\index(%rip)"],
-        "enter": ["movl $\\index, %r11d", "jmp {target}"],
-        "first_align": 4,
-        "doc": """r11d: the row.  Entered with the caller's frame untouched (rsp = 8 mod 16):
- * save the argument registers (rdi, rsi, rdx, rcx, r8, r9; rax, which holds
- * the vector count of a variadic call; r10; xmm0-7), keep the stack 16-byte
- * aligned for the call, and leave it exactly as found, so that the stack
- * arguments are where the target expects them.""",
-        "open": ["pushq %rbp", ".cfi_def_cfa_offset 16", ".cfi_offset %rbp, -16", "movq %rsp, %rbp",
-                 ".cfi_def_cfa_register %rbp", "subq $192, %rsp"],
-        "saves": [("movq %{r}, {o}(%rsp)", "movq {o}(%rsp), %{r}", r, 8 * k)
-                  for k, r in enumerate(["rdi", "rsi", "rdx", "rcx", "r8", "r9", "rax", "r10"])] +
-                 [("movaps %{r}, {o}(%rsp)", "movaps {o}(%rsp), %{r}", "xmm%d" % k, 64 + 16 * k) for k in range(8)],
-        "call": ["movl %r11d, %edi", "call {callee}", "movq %rax, %r11"],
-        "close": ["leave", ".cfi_def_cfa %rsp, 8", "jmp *%r11"],
-    }),
-    ("__aarch64__", {
-        "jump": ["adrp x16, cushim_slot+8*\\index", "add x16, x16, :lo12:cushim_slot+8*\\index", "ldar x16, [x16]",
-                 "br x16"],
-        "enter": ["mov w17, #\\index", "b {target}"],
-        "first_align": 3,
-        "doc": """w17: the row.  Save the argument registers (x0-x7, x8 the indirect-result
- * register, q0-q7) in a 16-byte aligned frame, call the resolver, restore
- * them and the link register, and branch with the stack as found.""",
-        "open": ["stp x29, x30, [sp, #-224]!", ".cfi_def_cfa_offset 224", ".cfi_offset x29, -224",
-                 ".cfi_offset x30, -216", "mov x29, sp"],
-        "saves": [("stp {r}, [sp, #{o}]", "ldp {r}, [sp, #{o}]", "x%d, x%d" % (k, k + 1), 16 + 8 * k)
-                  for k in range(0, 8, 2)] + [("str {r}, [sp, #{o}]", "ldr {r}, [sp, #{o}]", "x8", 80)] +
-                 [("stp {r}, [sp, #{o}]", "ldp {r}, [sp, #{o}]", "q%d, q%d" % (k, k + 1), 96 + 16 * k)
-                  for k in range(0, 8, 2)],
-        "call": ["mov w0, w17", "bl {callee}", "mov x16, x0"],
-        "close": ["ldp x29, x30, [sp], #224", ".cfi_def_cfa_offset 0", ".cfi_restore x29", ".cfi_restore x30",
-                  "br x16"],
-    }),
-]
-
-PROPERTY_NOTES = r"""
-#if defined(__x86_64__) && defined(__CET__) && (__CET__ & 3)
-/* GNU_PROPERTY_X86_FEATURE_1_AND: every indirect target has its endbr64, and
- * every call returns normally (shadow stack). */
-	.section .note.gnu.property,"a"
-	.p2align 3
-	.long 4, 16, 5
-	.asciz "GNU"
-	.long 0xc0000002, 4, (__CET__ & 3), 0
-#elif defined(__aarch64__) && defined(__ARM_FEATURE_BTI_DEFAULT) && __ARM_FEATURE_BTI_DEFAULT
-/* GNU_PROPERTY_AARCH64_FEATURE_1_AND, BTI: every indirect target has its bti c. */
-	.section .note.gnu.property,"a"
-	.p2align 3
-	.long 4, 16, 5
-	.asciz "GNU"
-	.long 0xc0000000, 4, 1, 0
-#endif
-"""
+ROW_FIELDS = ("@NAME@", "@ROW@", "@EXPORTED@")
 
 
-def asm(lines):
-    return "".join("\t%s\n" % l for l in lines)
+def template_lines(path):
+    """The stubs' template (src/shim/stubs.S.in, whose head describes its
+    syntax): its lines, its own comments (@#) dropped and each @include
+    replaced by the lines of the file it names."""
+    lines = []
+    try:
+        text = open(path, encoding="utf-8").read()
+    except OSError as e:
+        raise cudaapi.Error("the stubs' template: %s" % e)
+    for k, line in enumerate(text.splitlines(keepends=True), 1):
+        m = re.match(r"@include (\S+)\s*$", line)
+        if m:
+            lines.extend(template_lines(os.path.join(os.path.dirname(path), m.group(1))))
+        elif line.startswith("@") and not line.startswith("@#"):
+            raise cudaapi.Error("%s:%d: not a line of the template's: %s" % (path, k, line.strip()))
+        elif not line.startswith("@#"):
+            bad = set(re.findall(r"@\w+@", line)) - set(ROW_FIELDS)
+            if bad:
+                raise cudaapi.Error("%s:%d: no placeholder %s" % (path, k, ", ".join(sorted(bad))))
+            lines.append(line)
+    return lines
 
 
-TSAN_NOTE = """Under ThreadSanitizer (a test build), a stub does not load its slot
- * itself: that load, an acquire on x86-64 by the hardware alone, would be
- * invisible to it.  It asks cushim_slot_acquire (stubs.c) through a
- * trampoline like the first call's, so that the sanitizer sees the pair of
- * the bootstrap's release store."""
-
-
-def trampoline(a, name, callee, doc):
-    body = a["open"] + [sv.format(r=r, o=o) for sv, _, r, o in a["saves"]] + \
-        [c.format(callee=callee) for c in a["call"]] + \
-        [ld.format(r=r, o=o) for _, ld, r, o in reversed(a["saves"])] + a["close"]
-    return "\n/* %s */\n\t.p2align 4\n\t.type %s, %%function\n%s:\n\t.cfi_startproc\n%s\t.cfi_endproc\n" \
-        "\t.size %s, .-%s\n" % (doc, name, name, asm(body), name, name)
-
-
-def arch_code(a):
-    """The stub and first-call macros and the trampolines of one architecture."""
-    enter = lambda target: [e.format(target=target) for e in a["enter"]]  # noqa: E731
-    stub = ["\t.macro stub name, index, global", ".if \\global", ".globl \\name", ".endif",
-            ".type \\name, %function", ".p2align 4", "@\\name:", "@.Lstub\\index:", ".cfi_startproc", "LANDING",
-            "@#if defined(__SANITIZE_THREAD__)"] + enter("cushim_tsan_jump") + ["@#else"] + a["jump"] + \
-        ["@#endif", ".cfi_endproc", ".size \\name, .-\\name", ".endm"]
-    first = ["\t.macro first index", ".p2align %d" % a["first_align"], "@.Lfirst\\index:", ".cfi_startproc",
-             "LANDING"] + enter("cushim_first_call") + [".cfi_endproc", ".endm"]
-    out = "".join(l[1:] + "\n" if l.startswith("@") else "\t%s\n" % l.strip() if l else "\n"
-                  for l in stub + [""] + first)
-    out += trampoline(a, "cushim_first_call", "cushim_resolve", a["doc"])
-    return out + "\n#if defined(__SANITIZE_THREAD__)" + trampoline(a, "cushim_tsan_jump", "cushim_slot_acquire",
-                                                                    TSAN_NOTE) + "#endif\n"
-
-
-def write_stubs(o, rows, banner):
+def write_stubs(o, rows, banner, template):
+    """The template as written, each line with a row's placeholder once per row."""
     o.write(banner)
-    o.write(STUBS_HEAD)
-    for k, (macro, a) in enumerate(ARCHS):
-        o.write("\n#%s defined(%s)\n" % ("if" if k == 0 else "elif", macro))
-        o.write(arch_code(a))
-    o.write("#endif\n" + PROPERTY_NOTES)
-    o.write("\n\t.text\n/* stub name, row, exported */\n")
-    o.write("".join("\tstub %s, %d, %d\n" % (row_name(r), i, 1 if r["name"] else 0) for i, r in enumerate(rows)))
-    o.write("\n\t.section .text.unlikely,\"ax\",%progbits\n")
-    o.write("".join("\tfirst %d\n" % i for i in range(len(rows))))
-    o.write("\n/* What each stub jumps through: the first-call entry, then the target. */\n"
-            "\t.data\n\t.p2align 3\n\t.globl cushim_slot\n\t.hidden cushim_slot\n"
-            "\t.type cushim_slot, %object\ncushim_slot:\n")
-    o.write("".join("\t.quad .Lfirst%d\n" % i for i in range(len(rows))))
-    o.write("\t.size cushim_slot, .-cushim_slot\n")
-    o.write("\n/* The stubs' addresses, for answering cuGetProcAddress with them. */\n"
-            "\t.section .data.rel.ro,\"aw\",%progbits\n\t.p2align 3\n\t.globl cushim_stub\n"
-            "\t.hidden cushim_stub\n\t.type cushim_stub, %object\ncushim_stub:\n")
-    o.write("".join("\t.quad .Lstub%d\n" % i for i in range(len(rows))))
-    o.write("\t.size cushim_stub, .-cushim_stub\n")
+    for line in template:
+        if not any(f in line for f in ROW_FIELDS):
+            o.write(line)
+            continue
+        o.write("".join(line.replace("@NAME@", row_name(r)).replace("@ROW@", str(i))
+                        .replace("@EXPORTED@", "1" if r["name"] else "0") for i, r in enumerate(rows)))
 
 
 def output(path, writer, *args):
@@ -400,6 +289,8 @@ def main():
     ap.add_argument("--table", required=True, help="the committed table (src/table/cuda-api.tsv)")
     ap.add_argument("--outdir", required=True)
     ap.add_argument("--cpp", default=os.environ.get("CPP", "cc -E"))
+    ap.add_argument("--stubs", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "shim",
+                                                    "stubs.S.in"), help="the stubs' template (src/shim/stubs.S.in)")
     a = ap.parse_args()
     try:
         local = cudaapi.Api([a.include], a.cpp)
@@ -410,6 +301,7 @@ def main():
             protos.params(r)
         raw = open(local.find("cuda.h"), encoding="utf-8", errors="replace").read()
         enums = merged_enums(local, table, raw)
+        template = template_lines(a.stubs)
     except cudaapi.Error as e:
         cudaapi.die(str(e))
     enum_ids = {n: i for i, (names, _) in enumerate(enums) for n in names}
@@ -422,7 +314,7 @@ def main():
     output(out("cushim-syms.h"), write_syms, rows, protos, enum_ids, banner, local, table)
     output(out("cushim-enums.h"), write_enums, enums, banner)
     output(out("cushim-syms.tsv"), write_tsv, rows)
-    output(out("cushim-stubs.S"), write_stubs, rows, banner)
+    output(out("cushim-stubs.S"), write_stubs, rows, banner, template)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 #!/bin/sh
-# cushim check on programs built here with the configured nvcc: the CUDA
-# runtime each carries (linked statically, nvcc's default; or dynamically),
+# cushim check on programs built once by make with the configured nvcc
+# (tests/cli/local.mk: tests/cli/cuda): the CUDA runtime each carries
+# (linked statically, nvcc's default; or dynamically),
 # its GPU code (SASS and PTX), and the verdict for CUDA 12.0 and 13.0 drivers
 # on sm_80, sm_90 and sm_100, without a GPU.  The expected answers come from
 # NVIDIA's rules (a CUDA X.y runtime needs a driver of CUDA X.0 or later; SASS
@@ -10,7 +11,7 @@
 . "$top_srcdir/tests/harness/defs.sh"
 unset LD_PRELOAD CUSHIM_DRIVER_VERSION CUSHIM_HIDE CUSHIM_DRIVER CUSHIM_CUDART
 [ -n "${NVCC-}" ] && [ -x "$NVCC" ] || { echo "SKIP: no nvcc configured"; exit 77; }
-src=$top_srcdir/tests/cli
+built=$top_builddir/tests/cli/cuda
 drvonly=$top_builddir/tests/cli/driver-only-app
 
 # What this nvcc is: its release X.Y, and the CUDA release that introduced
@@ -18,7 +19,9 @@ drvonly=$top_builddir/tests/cli/driver-only-app
 release=$("$NVCC" --version | sed -n 's/.*release \([0-9][0-9]*\.[0-9]\).*/\1/p')
 major=${release%%.*}
 [ -n "$release" ] && [ "$major" -ge 12 ] || { echo "SKIP: nvcc ${release:-?}: these expectations are for CUDA 12 and later"; exit 77; }
-"$NVCC" -ptx -arch=compute_80 -o "$T/vadd.ptx" "$src/vadd.cu" || exit 99
+for f in static shared sass90 ptx80 drvrt drvonly-nvcc vadd.fatbin vadd.ptx sass100a.fatbin; do
+	cp "$built/$f" "$T/$f" || { echo "no $built/$f: make check builds it" >&2; exit 99; }
+done
 isa=$(sed -n 's/^\.version \([0-9.]*\).*/\1/p' "$T/vadd.ptx")
 case $isa in
 9.0) jit=13.0 ;; 8.8) jit=12.9 ;; 8.7) jit=12.8 ;; 8.6) jit=12.7 ;; 8.[0-5]) jit=12.${isa#8.} ;;
@@ -26,18 +29,6 @@ case $isa in
 esac
 ver() { echo "$1" | awk -F. '{ print $1 * 1000 + $2 * 10 }'; }
 
-build() { # NAME NVCC-ARGS...
-	n=$1
-	shift
-	"$NVCC" "$@" -o "$T/$n" >"$T/build-$n.log" 2>&1 || { cat "$T/build-$n.log" >&2; echo "nvcc cannot build $n" >&2; exit 99; }
-}
-build static "$src/kernel.cu" -arch=sm_90
-build shared "$src/kernel.cu" -arch=sm_90 -cudart shared
-build sass90 "$src/kernel.cu" -gencode arch=compute_90,code=sm_90
-build ptx80 "$src/kernel.cu" -gencode arch=compute_80,code=compute_80
-build drvrt "$src/drvrt.cu" -lcuda
-build drvonly-nvcc -x cu "$src/driver-only-app.c" -lcuda
-build vadd.fatbin -fatbin "$src/vadd.cu" -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 cp "$drvonly" "$T/drvonly" && strip -o "$T/stripped" "$T/static" || exit 99
 
 # The expected answer for PROGRAM on DRIVER and GPU: the exit status, what
@@ -170,7 +161,7 @@ grep -q "^cushim: $T/corrupt has GPU code cushim cannot read: .nv_fatbin: no fat
 # on sm_100a it runs; sm_100f names a family whose other GPUs cannot run it,
 # so the answer there is unknown, not a verdict; sm_103 has no code.
 if [ "$(ver "$release")" -ge 12080 ]; then
-	build sass100a.fatbin -fatbin "$src/vadd.cu" -gencode arch=compute_100a,code=sm_100a
+	[ -s "$T/sass100a.fatbin" ] || { echo "nvcc $release built no SASS sm_100a ($built/sass100a.fatbin)" >&2; exit 99; }
 	run_cmd arch "$CUSHIM" check --driver-version=13.0 --gpu=sm_100a,sm_100f,sm_103 "$T/sass100a.fatbin"
 	expect_rc arch 1
 	grep -q "^$T/sass100a.fatbin: on sm_100a: runs its SASS sm_100a" "$T/arch.out" ||

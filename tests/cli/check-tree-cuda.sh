@@ -1,6 +1,7 @@
 #!/bin/sh
-# cushim check on a tree of programs built here with the configured nvcc:
-# a program linking the runtime statically, a library with its own kernel
+# cushim check on a tree of programs built once by make with the configured
+# nvcc (tests/cli/local.mk: tests/cli/cuda-tree, copied here): a program
+# linking the runtime statically, a library with its own kernel
 # (SASS for sm_80 only, the runtime linked dynamically) that the program
 # finds only through its $ORIGIN rpath, a PTX-only library, compressed and
 # uncompressed fatbins, a cubin and a PTX file, and NVRTC carried.  The
@@ -10,37 +11,24 @@
 . "$top_srcdir/tests/harness/defs.sh"
 unset LD_PRELOAD CUSHIM_DRIVER_VERSION CUSHIM_HIDE CUSHIM_DRIVER CUSHIM_CUDART
 [ -n "${NVCC-}" ] && [ -x "$NVCC" ] || { echo "SKIP: no nvcc configured"; exit 77; }
-src=$top_srcdir/tests/cli
 release=$("$NVCC" --version | sed -n 's/.*release \([0-9][0-9]*\.[0-9]\).*/\1/p')
 major=${release%%.*}
 [ -n "$release" ] && [ "$major" -ge 12 ] || { echo "SKIP: nvcc ${release:-?}: these expectations are for CUDA 12 and later"; exit 77; }
 cudalib=$(dirname "$(dirname "$(realpath "$NVCC")")")/lib64
 E=$T/env
-mkdir -p "$E/bin" "$E/lib" "$E/kernels"
-"$NVCC" -ptx -arch=compute_80 -o "$E/kernels/vadd.ptx" "$src/vadd.cu" || exit 99
+tree=$top_builddir/tests/cli/cuda-tree
+[ -f "$tree/bin/app" ] && [ -f "$top_builddir/tests/cli/cuda/vadd.ptx" ] ||
+	{ echo "no $tree/bin/app or tests/cli/cuda/vadd.ptx: make check builds them" >&2; exit 99; }
+mkdir -p "$E" && cp -R "$tree/." "$E" && cp "$top_builddir/tests/cli/cuda/vadd.ptx" "$E/kernels/" || exit 99
 isa=$(sed -n 's/^\.version \([0-9.]*\).*/\1/p' "$E/kernels/vadd.ptx")
 case $isa in
 9.0) jit=13.0 ;; 8.8) jit=12.9 ;; 8.7) jit=12.8 ;; 8.6) jit=12.7 ;; 8.[0-5]) jit=12.${isa#8.} ;;
 *) echo "nvcc $release writes PTX ISA '$isa', which this test does not know" >&2; exit 99 ;;
 esac
-build() { # OUT NVCC-ARGS...
-	o=$1
-	shift
-	"$NVCC" "$@" -o "$o" >"$T/build.log" 2>&1 || { cat "$T/build.log" >&2; echo "nvcc cannot build $o" >&2; exit 99; }
-}
-printf '__global__ void lk(float *x) { x[threadIdx.x] += 1; }\nint lib_launch(float *x) { lk<<<1, 1>>>(x); return 0; }\n' >"$T/lib.cu"
-printf 'int lib_launch(float *x);\nint main(void) { return lib_launch(0); }\n' >"$T/main.cu"
-build "$E/lib/libk80.so" -shared -Xcompiler -fPIC "$T/lib.cu" -gencode arch=compute_80,code=sm_80 -cudart shared
-build "$E/lib/libkptx.so" -shared -Xcompiler -fPIC "$T/lib.cu" -gencode arch=compute_80,code=compute_80 -cudart shared
-build "$E/bin/app" "$T/main.cu" -L"$E/lib" -lk80 -Xlinker -rpath -Xlinker '$ORIGIN/../lib' -arch=sm_90
-build "$E/bin/app-nocompress" "$src/kernel.cu" -arch=sm_90 -Xfatbin -compress-all -no-compress
-build "$E/kernels/vadd.cubin" -cubin -arch=sm_90 "$src/vadd.cu"
-build "$E/kernels/vadd.fatbin" -fatbin -gencode arch=compute_90,code=sm_90 "$src/vadd.cu"
-# nvcc's --compress-mode=size compresses with zstd (nvcc's documentation):
-# the method is read from the fatbin's header.
+# vadd-size.fatbin: compressed with zstd (nvcc --compress-mode=size), the
+# method read from the fatbin's header; empty where nvcc has no such option.
 zstd=
-"$NVCC" --help 2>/dev/null | grep -q -e "--compress-mode" &&
-	build "$E/kernels/vadd-size.fatbin" -fatbin -gencode arch=compute_90,code=sm_90 --compress-mode=size "$src/vadd.cu" && zstd=1
+if [ -s "$E/kernels/vadd-size.fatbin" ]; then zstd=1; else rm -f "$E/kernels/vadd-size.fatbin"; fi
 [ -f "$cudalib/libcudart.so.$major" ] && ln -s "$cudalib/libcudart.so.$major" "$E/lib/"
 [ -f "$cudalib/libnvrtc.so.$major" ] && ln -s "$cudalib/libnvrtc.so.$major" "$E/lib/" && nvrtc=1 || nvrtc=
 

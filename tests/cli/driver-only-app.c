@@ -1,6 +1,7 @@
 /* A program on the CUDA driver API alone, every import older than CUDA 12.0:
- * built by tests/cli/check-cuda.sh with gcc and with nvcc (which links its
- * CUDA runtime in, unused) for cushim check; never run by the tests. */
+ * built by make with gcc and with nvcc (which links its CUDA runtime in,
+ * unused) for tests/cli/check-cuda.sh to give cushim check; never run by the
+ * tests. */
 #include <cuda.h>
 #include <stdio.h>
 

@@ -1,7 +1,7 @@
 /* In the manner of NVIDIA's simpleDrvRuntime sample: the CUDA runtime
  * allocates, the driver API loads a fatbin file (vadd.cu, built with
- * -fatbin) and launches its kernel.  Built by tests/cli/check-cuda.sh for
- * cushim check; never run by the tests. */
+ * -fatbin) and launches its kernel.  Built by make (tests/cli/local.mk) for
+ * tests/cli/check-cuda.sh to give cushim check; never run by the tests. */
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <stdio.h>

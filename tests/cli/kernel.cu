@@ -1,6 +1,7 @@
-/* A CUDA runtime program with one kernel, built by tests/cli/check-cuda.sh
- * in several ways (runtime linked statically or dynamically, SASS or PTX)
- * for cushim check to judge; never run by the tests. */
+/* A CUDA runtime program with one kernel, built by make (tests/cli/local.mk)
+ * in several ways (runtime linked statically or dynamically, SASS or PTX,
+ * fatbin compressed or not) for tests/cli/check-cuda.sh and
+ * check-tree-cuda.sh to give cushim check; never run by the tests. */
 #include <cstdio>
 
 __global__ void add_one(int *x)

@@ -25,7 +25,76 @@ CLI_TESTS = tests/cli/check-imports.sh tests/cli/check-errors.sh tests/cli/run.s
 	tests/cli/check-self.sh tests/cli/lib-prefix.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/cli/kernel.cu tests/cli/drvrt.cu tests/cli/vadd.cu
-tests/cli/check-cuda.log: tests/cli/driver-only-app$(EXEEXT)
+# What check-cuda.sh and check-tree-cuda.sh give cushim check, built once with
+# the configured nvcc (without one they skip) and never run: in tests/cli/cuda,
+# programs built in several ways, a fatbin and PTX; in tests/cli/cuda-tree, a
+# tree as installed (bin, lib, kernels), which check-tree-cuda.sh copies, with
+# cuda/vadd.ptx among its kernels.
+# vadd-size.fatbin is empty where nvcc has no --compress-mode, sass100a.fatbin
+# (arch-specific SASS) where nvcc is older than 12.8.
+EXTRA_DIST += tests/cli/tree-lib.cu tests/cli/tree-app.cu
+if HAVE_NVCC
+CLI_CUDA = tests/cli/cuda/static tests/cli/cuda/shared tests/cli/cuda/sass90 tests/cli/cuda/ptx80 \
+	tests/cli/cuda/drvrt tests/cli/cuda/drvonly-nvcc tests/cli/cuda/vadd.fatbin tests/cli/cuda/vadd.ptx \
+	tests/cli/cuda/sass100a.fatbin
+CLI_CUDA_TREE = tests/cli/cuda-tree/lib/libk80.so tests/cli/cuda-tree/lib/libkptx.so tests/cli/cuda-tree/bin/app \
+	tests/cli/cuda-tree/bin/app-nocompress tests/cli/cuda-tree/kernels/vadd.cubin \
+	tests/cli/cuda-tree/kernels/vadd.fatbin tests/cli/cuda-tree/kernels/vadd-size.fatbin tests/cli/cuda/vadd.ptx
+else
+CLI_CUDA =
+CLI_CUDA_TREE =
+endif
+tests/cli/check-cuda.log: tests/cli/driver-only-app$(EXEEXT) $(CLI_CUDA)
+tests/cli/check-tree-cuda.log: $(CLI_CUDA_TREE)
+if HAVE_NVCC
+CLI_NVCC = $(AM_V_GEN)$(MKDIR_P) $(@D) && $(NVCC)
+CLI_KERNEL = $(top_srcdir)/tests/cli/kernel.cu
+CLI_VADD = $(top_srcdir)/tests/cli/vadd.cu
+CLI_TREE_LIB = $(top_srcdir)/tests/cli/tree-lib.cu
+tests/cli/cuda/static: $(CLI_KERNEL)
+	$(CLI_NVCC) $(CLI_KERNEL) -arch=sm_90 -o $@
+tests/cli/cuda/shared: $(CLI_KERNEL)
+	$(CLI_NVCC) $(CLI_KERNEL) -arch=sm_90 -cudart shared -o $@
+tests/cli/cuda/sass90: $(CLI_KERNEL)
+	$(CLI_NVCC) $(CLI_KERNEL) -gencode arch=compute_90,code=sm_90 -o $@
+tests/cli/cuda/ptx80: $(CLI_KERNEL)
+	$(CLI_NVCC) $(CLI_KERNEL) -gencode arch=compute_80,code=compute_80 -o $@
+tests/cli/cuda/drvrt: $(top_srcdir)/tests/cli/drvrt.cu
+	$(CLI_NVCC) $(top_srcdir)/tests/cli/drvrt.cu -lcuda -o $@
+tests/cli/cuda/drvonly-nvcc: $(top_srcdir)/tests/cli/driver-only-app.c
+	$(CLI_NVCC) -x cu $(top_srcdir)/tests/cli/driver-only-app.c -lcuda -o $@
+tests/cli/cuda/vadd.fatbin: $(CLI_VADD)
+	$(CLI_NVCC) $(CLI_VADD) -fatbin -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 -o $@
+tests/cli/cuda/vadd.ptx: $(CLI_VADD)
+	$(CLI_NVCC) $(CLI_VADD) -ptx -arch=compute_80 -o $@
+tests/cli/cuda/sass100a.fatbin: $(CLI_VADD)
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && set -- `$(NVCC) --version | sed -n 's/.*release \([0-9]*\)\.\([0-9]*\).*/\1 \2/p'` && \
+	if test "$$1" -gt 12 || { test "$$1" -eq 12 && test "$$2" -ge 8; }; then \
+		$(NVCC) -fatbin $(CLI_VADD) -gencode arch=compute_100a,code=sm_100a -o $@; \
+	else : >$@; fi
+tests/cli/cuda-tree/lib/libk80.so: $(CLI_TREE_LIB)
+	$(CLI_NVCC) $(CLI_TREE_LIB) -shared -Xcompiler -fPIC -gencode arch=compute_80,code=sm_80 -cudart shared -o $@
+tests/cli/cuda-tree/lib/libkptx.so: $(CLI_TREE_LIB)
+	$(CLI_NVCC) $(CLI_TREE_LIB) -shared -Xcompiler -fPIC -gencode arch=compute_80,code=compute_80 -cudart shared -o $@
+tests/cli/cuda-tree/bin/app: $(top_srcdir)/tests/cli/tree-app.cu tests/cli/cuda-tree/lib/libk80.so
+	$(CLI_NVCC) $(top_srcdir)/tests/cli/tree-app.cu -Ltests/cli/cuda-tree/lib -lk80 -Xlinker -rpath \
+		-Xlinker '$$ORIGIN/../lib' -arch=sm_90 -o $@
+tests/cli/cuda-tree/bin/app-nocompress: $(CLI_KERNEL)
+	$(CLI_NVCC) $(CLI_KERNEL) -arch=sm_90 -Xfatbin -compress-all -no-compress -o $@
+tests/cli/cuda-tree/kernels/vadd.cubin: $(CLI_VADD)
+	$(CLI_NVCC) $(CLI_VADD) -cubin -arch=sm_90 -o $@
+tests/cli/cuda-tree/kernels/vadd.fatbin: $(CLI_VADD)
+	$(CLI_NVCC) $(CLI_VADD) -fatbin -gencode arch=compute_90,code=sm_90 -o $@
+# nvcc's --compress-mode=size compresses with zstd (nvcc's documentation).
+tests/cli/cuda-tree/kernels/vadd-size.fatbin: $(CLI_VADD)
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && if $(NVCC) --help 2>/dev/null | grep -q -e --compress-mode; then \
+		$(NVCC) -fatbin $(CLI_VADD) -gencode arch=compute_90,code=sm_90 --compress-mode=size -o $@; \
+	else : >$@; fi
+endif
+clean-local: clean-cli-cuda
+clean-cli-cuda:
+	rm -rf tests/cli/cuda tests/cli/cuda-tree
+.PHONY: clean-cli-cuda
 tests/cli/check-host-marks.log: tests/cli/fatbin-marks-app$(EXEEXT) tests/cli/fatbin-release-app$(EXEEXT)
 # The scripts need the command and the library (both in `all`).
 $(CLI_TESTS:.sh=.log): cushim$(EXEEXT) libcushim.la tests/cli/cuda13-app$(EXEEXT)

@@ -1,5 +1,5 @@
-/* The kernel drvrt.cu loads, built by tests/cli/check-cuda.sh into a
- * .fatbin file. */
+/* The kernel drvrt.cu loads, built by make (tests/cli/local.mk) into .fatbin,
+ * .cubin and PTX files for tests/cli/check-cuda.sh and check-tree-cuda.sh. */
 extern "C" __global__ void vadd(const float *a, const float *b, float *c, int n)
 {
 	int i = blockDim.x * blockIdx.x + threadIdx.x;

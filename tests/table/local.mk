@@ -1,12 +1,13 @@
 # tests/table: the committed table of the newest CUDA (src/table/cuda-api.tsv),
-# the naming rule, the generated stubs and a program built for CUDA 13.5.
+# the naming rule, the generated stubs (from their templates, and in the
+# library) and a program built for CUDA 13.5.
 TABLE_TESTS = tests/table/covers.sh tests/table/naming.sh tests/table/fixture.sh tests/table/disasm.sh \
-	tests/table/program.sh
+	tests/table/stubs.sh tests/table/program.sh
 TESTS += $(TABLE_TESTS)
 # wheel.sh rebuilds the table from PyPI's wheels: make check-compat
 COMPAT_TESTS += tests/table/wheel.sh
-EXTRA_DIST += $(TABLE_TESTS) tests/table/wheel.sh tests/table/defs.sh tests/table/tabletest.py tests/table/fixture/new/cuda.h \
-	tests/table/fixture/new/cudaTypedefs.h tests/table/fixture/old/cuda.h tests/table/fixture/old/cudaTypedefs.h \
+EXTRA_DIST += $(TABLE_TESTS) tests/table/wheel.sh tests/table/defs.sh tests/table/tabletest.py tests/table/stubtest.py \
+	tests/table/fixture/new/cuda.h tests/table/fixture/new/cudaTypedefs.h tests/table/fixture/old/cuda.h tests/table/fixture/old/cudaTypedefs.h \
 	tests/table/fixture/expected.tsv
 
 # a program built with the 13.5 ABI: linked with -z now against a libcuda.so
