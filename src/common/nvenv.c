@@ -121,7 +121,7 @@ static size_t read_section(int fd, const char *name, unsigned char *buf, size_t 
  * without its brackets and spaces), into out. */
 static void json_field(const char *json, const char *key, char *out, size_t size)
 {
-	const char *at = strstr(json, key), *end;
+	const char *at = strcasestr(json, key), *end; /* 580's keys are "driver", 590's "Driver" */
 	size_t o = 0;
 	out[0] = '\0';
 	if (!at || !(at = strchr(at + strlen(key), ':')))
@@ -154,7 +154,7 @@ static void compat_note(struct nvenv *e, const char *libcuda)
 		return;
 	snprintf(json, sizeof json, "%.*s", (int)descsz, (const char *)desc);
 	e->compat = 1;
-	json_field(json, "\"CUDA Version\"", e->compat_cuda, sizeof e->compat_cuda);
+	json_field(json, "\"CUDA version\"", e->compat_cuda, sizeof e->compat_cuda);
 	json_field(json, "\"Driver\"", e->compat_drivers, sizeof e->compat_drivers);
 	json_field(json, "\"Device\"", e->compat_devices, sizeof e->compat_devices);
 }
@@ -238,6 +238,26 @@ static int branch(const char *version)
 	return atoi(version);
 }
 
+/* a's release against b's ("580.159.04" < "590.44.01"): <0, 0, >0. */
+static int release_cmp(const char *a, const char *b)
+{
+	while (*a || *b) {
+		char *ea, *eb;
+		long x = strtol(a, &ea, 10), y = strtol(b, &eb, 10);
+		if (x != y)
+			return x < y ? -1 : 1;
+		a = *ea == '.' ? ea + 1 : ea, b = *eb == '.' ? eb + 1 : eb;
+		if (ea == a && eb == b)
+			break;
+	}
+	return 0;
+}
+
+int nvenv_forward(const struct nvenv *e)
+{
+	return e->compat && e->user[0] && e->kernel[0] && release_cmp(e->user, e->kernel) > 0;
+}
+
 /* Is the kernel module's branch among the note's drivers ("535,550,580")? */
 static int compat_accepts(const struct nvenv *e)
 {
@@ -292,9 +312,9 @@ static int files_cause(const struct nvenv *e, int rc, char *buf, size_t size)
 
 int nvenv_cause(const struct nvenv *e, int rc, char *buf, size_t size)
 {
-	if (e->compat && compat_cause(e, rc, buf, size))
+	if (nvenv_forward(e) && compat_cause(e, rc, buf, size))
 		return 1;
-	if (!e->compat && e->user[0] && e->kernel[0] && strcmp(e->user, e->kernel) != 0)
+	if (!nvenv_forward(e) && e->user[0] && e->kernel[0] && strcmp(e->user, e->kernel) != 0)
 		return snprintf(buf, size, "the user-mode driver (libcuda.so %s) and the kernel module (%s) are of "
 				"different releases, and they must be the same: the libcuda.so.1 loaded is not the one "
 				"installed with the module (a container's, or one on LD_LIBRARY_PATH); load the one of the "
@@ -313,8 +333,9 @@ void nvenv_evidence(const struct nvenv *e, const char *libcuda, int cuda_version
 {
 	char drv[400] = "", mod[96];
 	if (e->compat)
-		snprintf(drv, sizeof drv, ", NVIDIA's forward-compatibility package for CUDA %s (drivers %s; devices %s)",
-			 e->compat_cuda, e->compat_drivers, e->compat_devices);
+		snprintf(drv, sizeof drv, "%s: CUDA %s, drivers %s, devices %s", nvenv_forward(e) ?
+			 ", NVIDIA's forward-compatibility package (newer than the kernel module), its note" :
+			 ", its forward-compatibility note", e->compat_cuda, e->compat_drivers, e->compat_devices);
 	if (e->kernel[0])
 		snprintf(mod, sizeof mod, "kernel module %s", e->kernel);
 	else

@@ -1,7 +1,8 @@
 /* What the machine says about its NVIDIA driver, beyond what the driver can
  * say when it cannot start: the user-mode library's version (its file name)
- * and whether it is NVIDIA's forward-compatibility package (its ELF note
- * .note.cuda.fwd_compatibility), the kernel module's version
+ * and the ELF note .note.cuda.fwd_compatibility it carries (the CUDA release
+ * and the kernel module branches it runs on: driver 580's own libcuda carries
+ * one too, measured), the kernel module's version
  * (/proc/driver/nvidia/version, else /sys/module/nvidia/version), the device
  * files and whether they can be opened for reading and writing, and
  * CUDA_VISIBLE_DEVICES.  Read when cuInit fails (the library) and by the
@@ -26,7 +27,7 @@ struct nvenv_file {
 struct nvenv {
 	char user[32];     /* the user-mode driver's version, "580.159.04"; "" unknown */
 	char kernel[32];   /* the kernel module's version; "" when no module answers */
-	int compat;        /* the library carries the forward-compatibility note */
+	int compat;        /* the library carries the forward-compatibility note (not only the package does) */
 	char compat_cuda[16], compat_drivers[128], compat_devices[128]; /* the note's fields */
 	struct nvenv_file ctl, uvm;
 	int ndev, ndev_rw; /* /dev/nvidiaN files, those that can be opened */
@@ -42,6 +43,10 @@ void nvenv_read(struct nvenv *e, const char *libcuda) CUSHIM_HIDDEN;
  * (an index out of range, -1, a word); a UUID (GPU-..., MIG-...) cannot be
  * checked here: -1.  ndev when it is unset. */
 int nvenv_visible_count(const char *visible, int ndev) CUSHIM_HIDDEN;
+
+/* NVIDIA's forward-compatibility package in use: a library carrying the
+ * note, of a release newer than the kernel module's. */
+int nvenv_forward(const struct nvenv *e) CUSHIM_HIDDEN;
 
 /* The one cause that the evidence fits for a cuInit that returned rc, with
  * what to do, into buf; 0 when none fits (the message then says the cause

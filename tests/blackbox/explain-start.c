@@ -96,8 +96,14 @@ static void make_view(struct view *v, const char *kmod, const char *devs, const 
 static void add_compat_note(struct view *v, const char *user, const char *drivers)
 {
 	char json[256], note[512], path[256], cmd[1024];
-	snprintf(json, sizeof json, "{\"Format\": 1, \"CUDA Version\": \"13.1\", \"Driver\": [%s], \"Device\": [7, 8, 9]}",
-		 drivers);
+	/* as 590's compat package writes it (keys capitalised); 580's own libcuda writes
+	 * {"format":1,"CUDA version":"13.0","driver":[...],"device":[...]}, measured */
+	if (strcmp(user, "580.159.04") == 0)
+		snprintf(json, sizeof json, "{\"format\":1,\"CUDA version\":\"13.0\",\"driver\":[%s],\"device\":[7,8,9]}",
+			 drivers);
+	else
+		snprintf(json, sizeof json, "{\"Format\": 1, \"CUDA Version\": \"13.1\", \"Driver\": [%s], \"Device\": [7, 8, 9]}",
+			 drivers);
 	uint32_t hdr[3] = { 19, (uint32_t)strlen(json), 1 };
 	size_t n = 0;
 	memset(note, 0, sizeof note);
@@ -150,6 +156,8 @@ static const struct {
 	  "CUDA_VISIBLE_DEVICES=\"7\" names none of the 1 device this machine has" },
 	{ "visible-empty", "100", "580.159.04", ALL_DEVS, "580.159.04", NULL, "CUDA_VISIBLE_DEVICES=",
 	  "CUDA_VISIBLE_DEVICES=\"\" names none of the 1 device this machine has" },
+	{ "own-note", "100", "580.159.04", ALL_DEVS, "580.159.04", "535, 550, 580", "CUDA_VISIBLE_DEVICES=7",
+	  "CUDA_VISIBLE_DEVICES=\"7\" names none of the 1 device this machine has" },
 	{ "unknown", "999", "580.159.04", ALL_DEVS, "580.159.04", NULL, NULL,
 	  "the cause is unknown: nothing seen below fits a cause cushim knows" },
 };
@@ -171,6 +179,9 @@ START_TEST(check_each_failed_cuinit_is_explained_once)
 	ck_assert_msg(strstr(r.err, starts[_i].cause), "%s: no cause in:\n%s", starts[_i].name, r.err);
 	ck_assert_msg(strstr(r.err, "Seen: driver ") && strstr(r.err, "/dev/nvidiactl"), "%s: %s", starts[_i].name, r.err);
 	ck_assert_int_eq(count_lines_with(r.err, "cushim:"), 1);
+	if (starts[_i].compat && strcmp(starts[_i].user, starts[_i].kmod) == 0) /* driver 580's own note */
+		ck_assert_msg(strstr(r.err, ", its forward-compatibility note: CUDA 13.0, drivers 535,550,580") &&
+			      !strstr(r.err, "package"), "the module's own library taken for the package:\n%s", r.err);
 	run_free(&r);
 	r = in_view(&v, "init", starts[_i].env, NULL, NULL); /* the same view, cuInit succeeding: nothing said */
 	ck_assert_msg(strstr(r.out, "init 0 0\n") && !strstr(r.err, "cushim:"), "%s%s", r.out, r.err);
@@ -185,10 +196,13 @@ START_TEST(check_the_evidence_names_what_was_seen)
 	make_view(&v, "580.159.04", "/dev/nvidiactl /dev/nvidia0", "550.163.01");
 	add_compat_note(&v, "550.163.01", "535, 550");
 	struct run r = in_view(&v, "init", "FAKE_INIT_FAIL=999", "CUDA_VISIBLE_DEVICES=0", "CUDA_DEVICE_ORDER=PCI_BUS_ID");
-	ck_assert_msg(strstr(r.err, "/lib/libcuda.so.1 (user-mode 550.163.01, CUDA 13.0, NVIDIA's forward-compatibility "
-			     "package for CUDA 13.1 (drivers 535,550; devices 7,8,9)); kernel module 580.159.04; "
+	/* an older library than the module, though it carries the note: no package in use, a mismatch */
+	ck_assert_msg(strstr(r.err, "/lib/libcuda.so.1 (user-mode 550.163.01, CUDA 13.0, its forward-compatibility note: "
+			     "CUDA 13.1, drivers 535,550, devices 7,8,9); kernel module 580.159.04; "
 			     "CUDA_VISIBLE_DEVICES=\"0\"; CUDA_DEVICE_ORDER PCI_BUS_ID; /dev/nvidiactl rw; "
 			     "/dev/nvidia-uvm missing; /dev/nvidia0 rw."), "%s", r.err);
+	ck_assert_msg(strstr(r.err, "the user-mode driver (libcuda.so 550.163.01) and the kernel module (580.159.04) are "
+			     "of different releases"), "%s", r.err);
 	run_free(&r);
 	drop_view(&v);
 }
