@@ -90,7 +90,7 @@ static void decode(const struct cushim_cell *cells, struct cushim_rec *rec)
 	memcpy(rec->argv + 3, words, extra * 8);
 	rec->str_arg = s ? (int)s - 1 : -1;
 	rec->str_state = (int)(h[1] >> 32 & 0xff);
-	rec->made = 0;
+	rec->made = rec->made_name = 0;
 	rec->str[0] = '\0';
 	if (s) {
 		memcpy(rec->str, words + extra, CUSHIM_REC_STR);
@@ -98,7 +98,7 @@ static void decode(const struct cushim_cell *cells, struct cushim_rec *rec)
 		extra += CUSHIM_REC_STR / 8;
 	}
 	if (rec->fn < CUSHIM_NSYMS && (cushim_rec_flags[rec->fn] & CUSHIM_REC_MAKES))
-		rec->made = words[extra];
+		rec->made = words[extra], rec->made_name = words[extra + 1];
 }
 
 int cushim_ring_read(const struct cushim_ring *g, struct cushim_cursor *c, struct cushim_rec *rec)

@@ -4,7 +4,8 @@
  *
  * A ring is cells of 64 bytes; a record takes one cell for its head (the
  * function, result, ticks and three argument words), then one per seven
- * more words, then those of its string, then the handle it made.  Every
+ * more words, then those of its string, then the handle it made and where
+ * the driver keeps that handle's name.  Every
  * cell carries a tag (its position, and whether it heads a record), written
  * last: a reader that finds the tag it expects before and after copying a
  * cell has it whole, and one that finds a newer tag knows the ring
@@ -47,6 +48,7 @@ struct cushim_rec {
 	int str_state; /* 0 whole, 1 cut at CUSHIM_REC_STR - 1 bytes, 2 unreadable past them */
 	char str[CUSHIM_REC_STR];
 	uint64_t made; /* the handle the call made (its first argument's target), where it names one */
+	uint64_t made_name; /* the driver's own copy of that handle's name (cuFuncGetName), 0 unknown */
 	uint32_t serial; /* the record's number in its ring (low 24 bits) */
 };
 

@@ -3,6 +3,7 @@
 #include "recorder.h"
 #include "stamp.h"
 #include "peek.h"
+#include "state.h"
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -117,6 +118,19 @@ static int take_string(const uint64_t *argv, unsigned k, uint64_t *words)
 	return n < 0 ? 2 : cut;
 }
 
+/* Where the driver keeps the name of the handle export i made: its own
+ * copy, whole, however long (a C++ kernel's mangled name runs to hundreds of
+ * bytes), asked once at the handle's making (cuFuncGetName, cuKernelGetName:
+ * CUDA 12.3 and later); 0 where the driver cannot say. */
+static uint64_t driver_name(unsigned i, uint64_t made)
+{
+	typedef CUresult (CUDAAPI *get_name)(const char **, uint64_t);
+	int kernel = i == CUSHIM_IDX_cuLibraryGetKernel;
+	get_name f = (get_name)cushim_real[kernel ? CUSHIM_IDX_cuKernelGetName : CUSHIM_IDX_cuFuncGetName];
+	const char *name = NULL;
+	return f && f(&name, made) == CUDA_SUCCESS ? (uint64_t)(uintptr_t)name : 0;
+}
+
 /* A record of more than one cell: words past the third, a string, the
  * handle the call made. */
 int cushim_record_more(struct cushim_ring *g, unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
@@ -133,6 +147,7 @@ int cushim_record_more(struct cushim_ring *g, unsigned i, CUresult r, uint64_t t
 		if (r != CUDA_SUCCESS || cushim_peek((const void *)(uintptr_t)argv[0], &made, 8) != 8)
 			made = 0;
 		more[extra++] = made;
+		more[extra++] = made ? driver_name(i, made) : 0;
 	}
 	unsigned ncells = 1 + (extra + 6) / 7;
 	uint64_t v = cushim_reserve(g, (1ull << CUSHIM_CELL_BITS) + ncells);

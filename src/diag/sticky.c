@@ -15,6 +15,7 @@
 #include "explain.h"
 #include "recorder.h"
 #include "stamp.h"
+#include "peek.h"
 #include "sticky.h"
 #include <dlfcn.h>
 #include <stdio.h>
@@ -82,16 +83,21 @@ static int gather_ring(struct cushim_ring *g, int tid, void *ctx)
 }
 
 /* ---- names ---- */
-static const char *name_of(const struct gather *ga, uint64_t handle, int depth)
+/* The handle's name: the driver's own copy, whole, where it gave one (read
+ * through the checked copy into buf), else the bytes the record kept. */
+static const char *name_of(const struct gather *ga, uint64_t handle, int depth, char *buf, size_t size)
 {
+	int cut;
 	for (size_t k = ga->n; k-- > 0;) {
 		const struct cushim_rec *r = &ga->it[k].r;
 		if (kind_of(r->fn) != NAMING || !r->made || r->made != handle)
 			continue;
+		if (r->made_name && cushim_peek_str((const void *)(uintptr_t)r->made_name, buf, size, &cut) > 0)
+			return buf;
 		if (r->str_arg >= 0 && r->str[0])
 			return r->str;
 		if (depth == 0) /* cuKernelGetFunction: the kernel's name */
-			return name_of(ga, r->argv[1], 1);
+			return name_of(ga, r->argv[1], 1, buf, size);
 	}
 	return NULL;
 }
@@ -147,11 +153,11 @@ static size_t in_flight(const struct item *it, size_t n, size_t *out)
 /* One launch, for the message. */
 static size_t describe(char *buf, size_t size, const struct gather *ga, const struct item *l, uint64_t at)
 {
-	char dm[512], ago[32];
+	char dm[1024], ago[32], raw[4096];
 	const struct cushim_rec *r = &l->r;
 	int kind = kind_of(r->fn);
 	uint64_t f = kind == LAUNCH_EX ? r->argv[1] : r->argv[0];
-	const char *name = kind == GRAPH ? NULL : name_of(ga, f, 0);
+	const char *name = kind == GRAPH ? NULL : name_of(ga, f, 0, raw, sizeof raw);
 	double us = (double)(at - r->t0) * cushim_ns_per_tick / 1e3;
 
 	snprintf(ago, sizeof ago, us >= 1000 ? "%.3f ms" : "%.1f us", us >= 1000 ? us / 1000 : us);
@@ -159,8 +165,8 @@ static size_t describe(char *buf, size_t size, const struct gather *ga, const st
 		return (size_t)snprintf(buf, size, "a graph launch (%s of graph 0x%llx) on stream 0x%llx, thread %d, %s "
 					"before", cushim_syms[r->fn].name, (unsigned long long)r->argv[0],
 					(unsigned long long)r->argv[1], l->tid, ago);
-	if (name)
-		demangled(name, dm, sizeof dm);
+	if (name && demangled(name, dm, sizeof dm) && strlen(dm) > 300) /* a C++ template's: its head is enough */
+		memcpy(dm + 297, "...", 4);
 	else
 		snprintf(dm, sizeof dm, "function 0x%llx (its name not recorded)", (unsigned long long)f);
 	if (kind == LAUNCH_EX)
