@@ -165,10 +165,12 @@ static size_t describe(char *buf, size_t size, const struct gather *ga, const st
 		return (size_t)snprintf(buf, size, "a graph launch (%s of graph 0x%llx) on stream 0x%llx, thread %d, %s "
 					"before", cushim_syms[r->fn].name, (unsigned long long)r->argv[0],
 					(unsigned long long)r->argv[1], l->tid, ago);
-	if (name && demangled(name, dm, sizeof dm) && strlen(dm) > 300) /* a C++ template's: its head is enough */
-		memcpy(dm + 297, "...", 4);
+	if (name)
+		demangled(name, dm, sizeof dm);
 	else
 		snprintf(dm, sizeof dm, "function 0x%llx (its name not recorded)", (unsigned long long)f);
+	if (strlen(dm) > 300) /* a C++ template's: its head is enough */
+		memcpy(dm + 297, "...", 4);
 	if (kind == LAUNCH_EX)
 		return (size_t)snprintf(buf, size, "%s (%s; grid and block in its launch configuration), thread %d, %s "
 					"before", dm, cushim_syms[r->fn].name, l->tid, ago);
