@@ -181,21 +181,7 @@ static size_t describe(char *buf, size_t size, const struct gather *ga, const st
 }
 
 /* ---- the message ---- */
-static int first_in_context(void)
-{
-	static uintptr_t said[16];
-	CUcontext ctx = NULL;
-	cushim_fn_cuCtxGetCurrent *cur = (cushim_fn_cuCtxGetCurrent *)cushim_real[CUSHIM_IDX_cuCtxGetCurrent];
-	uintptr_t key = (cur && cur(&ctx) == CUDA_SUCCESS ? (uintptr_t)ctx : 0) | 1;
-	for (int k = 0; k < 16; k++) {
-		uintptr_t was = 0;
-		if (__atomic_compare_exchange_n(&said[k], &was, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-			return 1;
-		if (was == key)
-			return 0;
-	}
-	return 0;
-}
+static uintptr_t said_in[16]; /* the contexts said for */
 
 /* The launches in flight, newest first, after "text" (o bytes of size). */
 static size_t list_launches(char *text, size_t o, size_t size, uint64_t at)
@@ -233,7 +219,7 @@ void cushim_sticky(unsigned i, CUresult r, uint64_t at, int recording)
 	const char *said = NULL;
 	cushim_fn_cuGetErrorString *str = (cushim_fn_cuGetErrorString *)cushim_real[CUSHIM_IDX_cuGetErrorString];
 
-	if (!first_in_context())
+	if (!cushim_first_in_context(said_in, 16))
 		return;
 	if (!str || str(r, &said) != CUDA_SUCCESS || !said)
 		said = "";

@@ -23,15 +23,8 @@
 /* Once per code: 1 the first time rc is seen. */
 static int first_code(int rc)
 {
-	static int codes[MAX_CODES];
-	for (int k = 0; k < MAX_CODES; k++) {
-		int was = 0;
-		if (__atomic_compare_exchange_n(&codes[k], &was, rc, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-			return 1;
-		if (was == rc)
-			return 0;
-	}
-	return 0;
+	static uintptr_t codes[MAX_CODES];
+	return cushim_first_key(codes, MAX_CODES, (uintptr_t)(unsigned)rc << 1 | 1);
 }
 
 void cushim_init_failed(CUresult r)

@@ -89,21 +89,7 @@ static const char *amount(uint64_t n, char buf[32])
 }
 
 /* ---- the message, once per context ---- */
-static int first_in_context(void)
-{
-	static uintptr_t said[16];
-	CUcontext ctx = NULL;
-	cushim_fn_cuCtxGetCurrent *cur = (cushim_fn_cuCtxGetCurrent *)cushim_real[CUSHIM_IDX_cuCtxGetCurrent];
-	uintptr_t key = (cur && cur(&ctx) == CUDA_SUCCESS ? (uintptr_t)ctx : 0) | 1;
-	for (int k = 0; k < 16; k++) {
-		uintptr_t was = 0;
-		if (__atomic_compare_exchange_n(&said[k], &was, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-			return 1;
-		if (was == key)
-			return 0;
-	}
-	return 0;
-}
+static uintptr_t said_in[16]; /* the contexts said for */
 
 static void holdings(char *buf, size_t size)
 {
@@ -139,7 +125,7 @@ static void out_of_memory(const char *fn, uint64_t want, enum kind kind)
 	cushim_fn_cuMemGetInfo_v2 *info = (cushim_fn_cuMemGetInfo_v2 *)cushim_real[CUSHIM_IDX_cuMemGetInfo_v2];
 	cushim_fn_cuCtxGetDevice *getdev = (cushim_fn_cuCtxGetDevice *)cushim_real[CUSHIM_IDX_cuCtxGetDevice];
 
-	if (!first_in_context())
+	if (!cushim_first_in_context(said_in, 16))
 		return;
 	int known = info && info(&free_b, &total_b) == CUDA_SUCCESS && total_b > 0;
 	if (!getdev || getdev(&dev) != CUDA_SUCCESS)

@@ -3,6 +3,7 @@
 #include "log.h"
 #include "timeline.h"
 #include "explain.h"
+#include "state.h"
 #include <string.h>
 
 #define MAX_CAUSES CUSHIM_MAX_CAUSES
@@ -65,4 +66,23 @@ void cushim_causes_forget(void)
 {
 	memset(causes, 0, sizeof causes);
 	ncauses = 0;
+}
+
+int cushim_first_key(uintptr_t *said, int n, uintptr_t key)
+{
+	for (int k = 0; k < n; k++) {
+		uintptr_t was = 0;
+		if (__atomic_compare_exchange_n(&said[k], &was, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return 1;
+		if (was == key)
+			return 0;
+	}
+	return 0;
+}
+
+int cushim_first_in_context(uintptr_t *said, int n)
+{
+	CUcontext ctx = NULL;
+	cushim_fn_cuCtxGetCurrent *cur = (cushim_fn_cuCtxGetCurrent *)cushim_real[CUSHIM_IDX_cuCtxGetCurrent];
+	return cushim_first_key(said, n, (cur && cur(&ctx) == CUDA_SUCCESS ? (uintptr_t)ctx : 0) | 1);
 }

@@ -47,7 +47,7 @@ static void unguard(char *at, size_t len, size_t span)
 }
 
 #if defined(FUZZ_STRING)
-#include "stamp.h"
+#include "callfmt.h"
 #include "table.h"
 
 #define SHOWN 64 /* stamp.c's STR_MAX */

@@ -37,8 +37,8 @@ tests/fuzz/fuzz-outputs: $(FUZZ_OUT_SRC) $(GENERATED)
 # fuzz-string: a string argument read through the checked copy and
 # formatted for the trace and the timeline; fuzz-image: the copy of a refused
 # module image that holds only what the reader of images looks at.
-FUZZ_STRING_SRC = $(top_srcdir)/tests/fuzz/fuzz-peek.c $(top_srcdir)/src/diag/stamp.c $(top_srcdir)/src/common/peek.c \
-	$(top_srcdir)/src/common/table.c $(top_srcdir)/src/common/enums.c $(top_srcdir)/src/shim/errors.c
+FUZZ_STRING_SRC = $(top_srcdir)/tests/fuzz/fuzz-peek.c $(top_srcdir)/src/common/callfmt.c $(top_srcdir)/src/common/peek.c \
+	$(top_srcdir)/src/common/table.c $(top_srcdir)/src/common/enums.c $(top_srcdir)/src/common/errnames.c
 tests/fuzz/fuzz-string: $(FUZZ_STRING_SRC) $(GENERATED)
 	$(AM_V_CCLD)$(FUZZ_FUZZ) -DFUZZ_STRING $(FUZZ_STRING_SRC)
 FUZZ_IMAGE_SRC = $(top_srcdir)/tests/fuzz/fuzz-peek.c $(top_srcdir)/src/shim/explain-image.c \
