@@ -147,5 +147,8 @@ int cmd_symbols(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+/* run-checks.c: what cushim run refuses before the program starts, said: -1. */
+int cli_run_check_lib(const char *path);
+int cli_run_check_settings(void);
 
 #endif

@@ -6,7 +6,7 @@ libcushim_cli_la_SOURCES = src/cli/run.c src/cli/check.c src/cli/check-read.c sr
 	src/cli/check-report.c src/cli/check-json.c src/cli/check-steps.h src/cli/check-tree.c src/cli/check-tree.h src/cli/check-env.c src/cli/check-wheel.c src/cli/check-needed.c src/cli/check-inputs.c src/cli/jitc.c src/cli/jitc.h \
 	src/cli/check-python.c src/cli/cudart.c src/cli/cudart.h \
 	src/cli/calls.c src/cli/demangle.c src/cli/gpucode.c src/cli/gpucode.h src/cli/gpus.c src/cli/doctor.c src/cli/symbols.c \
-	src/cli/machine.c src/cli/timeline-cmd.c src/cli/timeline-merge.c src/cli/tlscan.c src/cli/tlscan.h src/cli/summary-cmd.c src/cli/trace-cmd.c \
+	src/cli/machine.c src/cli/timeline-cmd.c src/cli/timeline-merge.c src/cli/tlscan.c src/cli/tlscan.h src/cli/summary-cmd.c src/cli/trace-cmd.c src/cli/run-checks.c \
 	src/cli/jsonread.c src/cli/jsonread.h src/cli/lib.c src/cli/findlib.c src/cli/json.c src/cli/cli.h src/cli/util.c
 nodist_libcushim_cli_la_SOURCES = $(GENERATED)
 CLI_CPPFLAGS = $(AM_CPPFLAGS) -DCUSHIM_LIBDIR='"$(libdir)"'

@@ -415,7 +415,8 @@ int cmd_run(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
-	if (cli_find_lib(a.libopt, &lib) != 0 || prepare_environment(&lib, &a) != 0)
+	if (cli_find_lib(a.libopt, &lib) != 0 || cli_run_check_lib(lib.path) != 0 || cli_run_check_settings() != 0 ||
+	    prepare_environment(&lib, &a) != 0)
 		return RUN_USAGE;
 	report_setup();
 	rc = run_program(argv + optind);

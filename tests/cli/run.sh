@@ -129,6 +129,26 @@ run_cmd bothmodes "$CUSHIM" run --preload --masquerade -- true
 expect_rc bothmodes 125
 LD_LIBRARY_PATH=$fake/drv-11.4 run_cmd warnonly "$CUSHIM" run --log=info -- sh -c "$masq"
 grep -q cushim-masquerade "$T/warnonly.out" && fail "--log=info alone chose masquerade"
+# Refused before the program starts, each in one line, exit 125: a --lib
+# that is no cushim library, a bad CUSHIM_* value, an output's folder that
+# cannot take it.
+run_cmd notlib "$CUSHIM" run --lib=/bin/ls -- sh -c 'echo started'
+expect_rc notlib 125
+grep -q "/bin/ls is not a cushim library" "$T/notlib.err" && ! grep -q started "$T/notlib.out" ||
+	fail "--lib=/bin/ls: $(cat "$T/notlib.out" "$T/notlib.err")"
+for bad in CUSHIM_DRIVER_VERSION=abc CUSHIM_DRIVER_VERSION=99.9 CUSHIM_LOG=loud; do
+	env "$bad" "$CUSHIM" run -- sh -c 'echo started' >"$T/badv.out" 2>"$T/badv.err"
+	rc=$?
+	[ "$rc" -eq 125 ] && [ "$(wc -l <"$T/badv.err")" -eq 1 ] && grep -q "^cushim: ${bad%%=*}=" "$T/badv.err" &&
+		! grep -q started "$T/badv.out" || fail "$bad: exit $rc: $(cat "$T/badv.out" "$T/badv.err")"
+done
+for out in --summary=/nonexistent/s.json --timeline=/nonexistent/t.json --log-file=/nonexistent/l.log \
+	--record=/nonexistent/r.rec; do
+	run_cmd badout "$CUSHIM" run "$out" -- sh -c 'echo started'
+	expect_rc badout 125
+	grep -q "its folder /nonexistent does not exist" "$T/badout.err" && ! grep -q started "$T/badout.out" ||
+		fail "$out: $(cat "$T/badout.out" "$T/badout.err")"
+done
 # Nested masquerade keeps the outer folder and adds none.
 run_cmd masqnest "$CUSHIM" run --masquerade --driver="$drv" -- "$CUSHIM" run --masquerade -- sh -c 'echo "$LD_LIBRARY_PATH"'
 expect_rc masqnest 0
