@@ -103,6 +103,10 @@ static void gpu_reason(const struct result *r, const struct opts *o, char *buf, 
 {
 	char names[256] = "", g[16], d[64];
 	int n = 0, too_new = -1;
+	if (!o->ngpus) {
+		check_ptx_only_words(r, o, buf, size);
+		return;
+	}
 	for (int i = 0; i < o->ngpus; i++) {
 		if (r->v.fit_unknown[i] || (r->v.fits[i].how != GPU_NO_CODE && r->v.fits[i].how != GPU_PTX_TOO_NEW))
 			continue;

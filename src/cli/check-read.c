@@ -53,25 +53,29 @@ static const char *empty_file(const struct stat *st)
 
 /* A GPU code file, judged for its code alone: a fatbin (it begins with the
  * fatbin magic), a cubin (an ELF file for EM_CUDA) or PTX text (a .ptx
- * file).  1 when it is one. */
+ * file), from its first bytes h[0..n): RAW_FATBIN, RAW_CUBIN, RAW_PTX, or 0. */
+static int raw_kind(const unsigned char *h, size_t n, const char *name)
+{
+	size_t len = strlen(name);
+	if (n >= 4 && fb_le(h, 4) == FB_MAGIC)
+		return RAW_FATBIN;
+	if (n >= 20 && memcmp(h, ELFMAG, SELFMAG) == 0 && fb_le(h + 18, 2) == EM_CUDA)
+		return RAW_CUBIN;
+	return len > 4 && strcmp(name + len - 4, ".ptx") == 0 ? RAW_PTX : 0;
+}
+
 static int gpu_file(int fd, const char *path)
 {
 	unsigned char h[20];
 	ssize_t n = pread(fd, h, sizeof h, 0);
-	size_t len = strlen(path);
-	if (n >= 4 && fb_le(h, 4) == FB_MAGIC)
-		return 1;
-	if (n == (ssize_t)sizeof h && memcmp(h, ELFMAG, SELFMAG) == 0 && fb_le(h + 18, 2) == EM_CUDA)
-		return 1;
-	return len > 4 && strcmp(path + len - 4, ".ptx") == 0;
+	return raw_kind(h, n > 0 ? (size_t)n : 0, path);
 }
 
 static int read_raw_image(struct result *r, int fd, off_t size, const char *path)
 {
 	struct mi_image im;
-	if (!gpu_file(fd, path))
+	if (!(r->raw_fatbin = gpu_file(fd, path)))
 		return 0;
-	r->raw_fatbin = 1;
 	if ((uint64_t)size > RAW_FATBIN_MAX) {
 		set_error(r, "is GPU code of %lld bytes, more than cushim check reads (%u)", (long long)size,
 			  RAW_FATBIN_MAX);
@@ -292,10 +296,7 @@ static void read_elf(struct result *r, int fd, const struct stat *st, const char
 void check_read_memory(struct result *r, unsigned char *p, size_t n, const char *name)
 {
 	struct mi_image im;
-	size_t len = strlen(name);
-	if (n >= 20 && (fb_le(p, 4) == FB_MAGIC || (memcmp(p, ELFMAG, SELFMAG) == 0 && fb_le(p + 18, 2) == EM_CUDA) ||
-			(len > 4 && strcmp(name + len - 4, ".ptx") == 0))) {
-		r->raw_fatbin = 1;
+	if (n >= 20 && (r->raw_fatbin = raw_kind(p, n, name)) != 0) {
 		mi_read(p, n, &im);
 		r->gpu.list = im.list;
 		if (im.error[0] && !im.list.n)

@@ -30,6 +30,8 @@ struct import {
 	const struct cushim_adapter *adapter; /* newer than the driver, but served by this */
 };
 
+enum { RAW_FATBIN = 1, RAW_CUBIN, RAW_PTX };
+
 /* What stops the file from running, worst first. */
 enum { BY_NONE, BY_RUNTIME, BY_GPU_CODE, BY_IMPORTS };
 
@@ -40,7 +42,9 @@ struct verdict {
 	int blocked[4];     /* by each of BY_*: it will not run on the driver and GPUs given */
 	int jit_too_new;    /* the PTX its JIT compiler emits by default needs a newer driver than given */
 	struct cli_gpu_fit fits[CHECK_MAX_GPUS];
-	int fit_unknown[CHECK_MAX_GPUS]; /* a family (sm_100f): its GPUs differ in what runs */
+	int fit_unknown[CHECK_MAX_GPUS]; /* a family (sm_100f): its GPUs differ in what runs; or
+					  * GPU_UNKNOWN: NVIDIA does not say whether its SASS runs */
+	struct cli_code_need code;  /* no GPU named: what its kernels need of any GPU's driver */
 };
 
 /* A library a file of a tree needs that the loader cannot load
@@ -56,7 +60,7 @@ struct result {
 	char *file;      /* as shown */
 	char *needed_by; /* NULL for a file named on the command line */
 	char *error;     /* set: could not be read */
-	int raw_fatbin;  /* a .fatbin file, not a program */
+	int raw_fatbin;  /* GPU code on its own, not a program: RAW_FATBIN, RAW_CUBIN or RAW_PTX */
 	const char *machine; /* the ELF machine's name */
 	int native;          /* 1: this machine's, 2: another's */
 	struct import *imports;
@@ -137,5 +141,8 @@ void check_print_json_file(const struct result *r, const struct opts *o, int fir
 const char *check_driver_name(int version, char *buf, size_t size); /* "CUDA 12.0 (branch 525)" */
 /* The i-th GPU asked for, as it was named: "sm_90", "sm_100f". */
 const char *check_gpu_name(const struct opts *o, int i, char *buf, size_t size);
+/* No GPU named, and its kernels are PTX alone: what the driver needs to
+ * JIT-compile them, in words (check-report.c). */
+void check_ptx_only_words(const struct result *r, const struct opts *o, char *buf, size_t size);
 
 #endif
