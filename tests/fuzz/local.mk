@@ -9,7 +9,8 @@ FUZZ_TARGETS = tests/fuzz/fuzz-level tests/fuzz/fuzz-version tests/fuzz/fuzz-pat
 	tests/fuzz/fuzz-elf tests/fuzz/fuzz-outputs tests/fuzz/fuzz-string tests/fuzz/fuzz-image
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DHAVE_CONFIG_H \
 	-I$(top_builddir) $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
-FUZZ_CONF_SRC = $(top_srcdir)/tests/fuzz/fuzz-conf.c $(top_srcdir)/src/common/conf.c $(top_srcdir)/src/common/settings.c $(top_srcdir)/src/common/log.c
+FUZZ_CONF_SRC = $(top_srcdir)/tests/fuzz/fuzz-conf.c $(top_srcdir)/src/common/conf.c $(top_srcdir)/src/common/settings.c $(top_srcdir)/src/common/log.c \
+	$(top_srcdir)/src/common/ownfile.c
 # fuzz-elf: the command's library (src/cli/local.mk) and the common library,
 # the same sources as the command is built from (all but main.c: libFuzzer
 # has its own main), instrumented.
@@ -24,15 +25,15 @@ tests/fuzz/fuzz-patterns: $(FUZZ_CONF_SRC) $(GENERATED)
 tests/fuzz/fuzz-path: $(FUZZ_CONF_SRC) $(GENERATED)
 	$(AM_V_CCLD)$(FUZZ_FUZZ) -DFUZZ_PATH $(FUZZ_CONF_SRC)
 tests/fuzz/fuzz-elf: $(FUZZ_CLI_SRC) $(GENERATED)
-	$(AM_V_CCLD)$(FUZZ_FUZZ) -DCUSHIM_LIBDIR='"$(libdir)"' $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS) \
+	$(AM_V_CCLD)$(FUZZ_FUZZ) -DCUSHIM_LIBDIR='"$(libdir)"' $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS) $(LZ4_CFLAGS) $(ZSTD_CFLAGS) \
 		`for f in $(FUZZ_CLI_SRC); do case $$f in *.c) echo $(top_srcdir)/$$f;; esac; done` $(LIBELF_LIBS) $(LIBZIP_LIBS) \
-		$(DEMANGLE_LIBS) $(LIBS)
+		$(DEMANGLE_LIBS) $(LZ4_LIBS) $(ZSTD_LIBS) $(LIBS)
 # fuzz-outputs: the readers of cushim timeline and cushim summary, in the same build.
 FUZZ_OUT_SRC = tests/fuzz/fuzz-outputs.c $(libcushim_cli_la_SOURCES) $(libcushim_common_la_SOURCES)
 tests/fuzz/fuzz-outputs: $(FUZZ_OUT_SRC) $(GENERATED)
-	$(AM_V_CCLD)$(FUZZ_FUZZ) -DCUSHIM_LIBDIR='"$(libdir)"' $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS) \
+	$(AM_V_CCLD)$(FUZZ_FUZZ) -DCUSHIM_LIBDIR='"$(libdir)"' $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS) $(LZ4_CFLAGS) $(ZSTD_CFLAGS) \
 		`for f in $(FUZZ_OUT_SRC); do case $$f in *.c) echo $(top_srcdir)/$$f;; esac; done` $(LIBELF_LIBS) $(LIBZIP_LIBS) \
-		$(DEMANGLE_LIBS) $(LIBS)
+		$(DEMANGLE_LIBS) $(LZ4_LIBS) $(ZSTD_LIBS) $(LIBS)
 # fuzz-string: a string argument read through the checked copy and
 # formatted for the trace and the timeline; fuzz-image: the copy of a refused
 # module image that holds only what the reader of images looks at.
