@@ -76,7 +76,7 @@ static void json_imports(const struct result *r)
 
 static void json_runtime(const struct cli_runtime *rt)
 {
-	static const char *const linkage[] = { "none", "static", "dynamic", "self", "imported" };
+	static const char *const linkage[] = { "none", "static", "dynamic", "self", "imported", "loaded" };
 	printf(",\n    \"runtime\": ");
 	if (rt->linkage == RT_NONE) {
 		printf("null");
@@ -250,6 +250,7 @@ void check_print_json_file(const struct result *r, const struct opts *o, int fir
 	}
 	json_imports(r);
 	json_runtime(&r->rt);
+	check_json_loads(r);
 	json_jit(r);
 	json_gpucode(r);
 	json_fits(r, o);

@@ -50,13 +50,17 @@ static void judge_imports(struct result *r, const struct opts *o)
 		qsort(r->imports, r->nimports, sizeof *r->imports, cmp_import);
 }
 
-/* The runtime counts unless the file is known not to call it. */
+/* The runtime counts unless the file is known not to call it; the release
+ * the file was built for counts as its runtime would (check-loads.c), where
+ * it asks more. */
 static void judge_runtime(struct result *r, const struct opts *o)
 {
 	struct verdict *v = &r->v;
-	if (r->rt.linkage == RT_NONE || !r->rt.version || r->rt.used == 0)
-		return;
-	v->runtime_need = cli_runtime_min_driver(r->rt.version);
+	if (r->rt.linkage != RT_NONE && r->rt.version && r->rt.used != 0)
+		v->runtime_need = cli_runtime_min_driver(r->rt.version);
+	int built = r->built.version ? cli_runtime_min_driver(r->built.version) : 0;
+	if (built > v->runtime_need)
+		v->runtime_need = built, v->by_built = 1;
 	if (o->versus && o->versus < v->runtime_need)
 		v->blocked[BY_RUNTIME] = 1;
 }

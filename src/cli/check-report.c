@@ -60,7 +60,7 @@ static void print_imports_against(const struct result *r, const struct opts *o, 
 
 static int cuda_free(const struct result *r)
 {
-	return r->rt.linkage == RT_NONE && !r->gpu.list.n && !r->gpu.error[0];
+	return r->rt.linkage == RT_NONE && !r->gpu.list.n && !r->gpu.error[0] && !r->loads.n && !r->built.version;
 }
 
 static void print_imports(const struct result *r, const struct opts *o)
@@ -68,7 +68,8 @@ static void print_imports(const struct result *r, const struct opts *o)
 	size_t known = r->nimports - (size_t)r->nunknown;
 	if (r->nimports == 0) {
 		printf("imports no CUDA driver function%s\n", cuda_free(r) ? "; any driver will do" :
-		       r->rt.linkage == RT_STATIC ? " (its runtime opens the driver at run time)" : "");
+		       r->rt.linkage == RT_STATIC || r->rt.linkage == RT_LOADED ?
+		       " (its runtime opens the driver at run time)" : r->loads.n ? " (it loads CUDA at run time)" : "");
 		return;
 	}
 	if (known)
@@ -108,7 +109,9 @@ static void print_runtime(const struct result *r)
 		return;
 	}
 	runtime_name(rt, name, sizeof name);
-	if (rt->linkage == RT_STATIC)
+	if (rt->linkage == RT_LOADED)
+		printf("%s: loads %s at run time (%s)", r->file, name, rt->from);
+	else if (rt->linkage == RT_STATIC)
 		printf("%s: carries %s, linked statically (%s)", r->file, name, rt->from);
 	else if (rt->linkage == RT_DYNAMIC)
 		printf("%s: needs %s (%s)", r->file, name, rt->from);
@@ -311,6 +314,10 @@ static void runtime_reason(const struct result *r, const struct opts *o, char *b
 {
 	char name[96], hint[96] = "";
 	int need = r->v.runtime_need;
+	if (r->v.by_built) {
+		check_built_reason(r, o, buf, size);
+		return;
+	}
 	runtime_name(&r->rt, name, sizeof name);
 	if (cli_runtime_minor_compat(r->rt.version) && o->versus >= 11000)
 		snprintf(hint, sizeof hint, "; built with a CUDA %d.x toolkit it would start", o->versus / 1000);
@@ -350,7 +357,7 @@ static void target_words(const struct result *r, const struct opts *o, int unkno
 static const char *decider_words(const struct result *r)
 {
 	switch (r->v.decided_by) {
-	case BY_RUNTIME: return "its CUDA runtime";
+	case BY_RUNTIME: return r->v.by_built ? "the CUDA release it was built for" : "its CUDA runtime";
 	case BY_GPU_CODE: return r->v.code.ptx_only ? "its GPU code, PTX alone, which the driver JIT-compiles" :
 				 "the PTX the GPU would JIT-compile";
 	default: return "its driver imports";
@@ -513,6 +520,7 @@ void check_print_text(const struct result *r, const struct opts *o)
 		printf(r->needed_by ? "%s (needed by %s): " : "%s: ", r->file, r->needed_by);
 		print_imports(r, o);
 		print_runtime(r);
+		check_print_loads(r);
 		print_jit(r, o);
 	}
 	print_gpucode(r, o);

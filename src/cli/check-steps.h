@@ -7,6 +7,8 @@
 #include "cudart.h"
 #include "gpucode.h"
 #include "jitc.h"
+#include "loads.h"
+#include "wheeltag.h"
 
 #define CHECK_MAX_GPUS 16
 
@@ -45,6 +47,17 @@ struct verdict {
 	int fit_unknown[CHECK_MAX_GPUS]; /* a family (sm_100f): its GPUs differ in what runs; or
 					  * GPU_UNKNOWN: NVIDIA does not say whether its SASS runs */
 	struct cli_code_need code;  /* no GPU named: what its kernels need of any GPU's driver */
+	int by_built;       /* runtime_need is the release it was built for, not a runtime's */
+};
+
+/* The CUDA release a file was built for, from what it carries
+ * (check-loads.c): the runtime and libraries it loads, its GPU code's
+ * compiler, its wheel. */
+struct built {
+	int version;       /* 12090; or 12000 with major_only; 0 unknown */
+	int major_only;
+	char from[400];    /* how that is known */
+	int declared;      /* from its wheel's name or METADATA alone */
 };
 
 /* A library a file of a tree needs that the loader cannot load
@@ -78,6 +91,12 @@ struct result {
 	struct cli_runtime rt;
 	struct cli_jit jit;
 	struct cli_gpucode gpu;
+	struct cli_loads loads;  /* the CUDA libraries it loads at run time */
+	int gpu_release;         /* its GPU code's compiler release line (12090), 0 none */
+	char gpu_release_text[64];
+	int gpu_release_unpacked; /* read from a compressed image's head */
+	const struct wheel_tag *tag; /* the wheel it is a member of, or NULL */
+	struct built built;
 	struct verdict v;
 };
 
@@ -92,6 +111,8 @@ struct env {
 	long jit;                   /* the JIT compiler whose default PTX needs the newest driver: -1 none */
 	int optional;               /* Python extension modules that cannot load (a caution) */
 	long optional_first;
+	int unloaded;               /* files that load a CUDA library at run time that nothing provides */
+	long unloaded_first;
 	int gpu_lacking[CHECK_MAX_GPUS];
 	long gpu_first[CHECK_MAX_GPUS];
 };
@@ -122,6 +143,28 @@ void check_unfound_words(const struct unfound *u, char *buf, size_t size);
 /* The same without "it needs X": ", which nothing ...", ", and the loader ...". */
 const char *check_unfound_tail(const struct unfound *u, char *buf, size_t size);
 void check_free_unfound(struct result *r);
+
+/* What a file loads at run time and the release it was built for
+ * (check-loads.c): read with the file; resolved as the loader would inside
+ * the tree (rpath and runpath expanded); then settled: the runtime it
+ * loads becomes its runtime, and the release it was built for is known. */
+void check_loads_read(struct result *r, Elf *elf);
+struct tree;
+void check_loads_resolve(const struct tree *t, struct result *r, const char *origin, const char *rpath,
+			 const char *runpath);
+void check_loads_settle(struct result *r);
+/* Its lines of text: what it loads, found or not, and the release it was
+ * built for; and --json's "loads" and "built_for". */
+void check_print_loads(const struct result *r);
+void check_json_loads(const struct result *r);
+/* The first library it loads that nothing provides, or NULL; in words:
+ * "loads libcudart.so.12 at run time; this tree has none: the
+ * nvidia-cuda-runtime-cu12 wheel provides it". */
+const struct cli_load *check_first_unloaded(const struct result *r);
+void check_unloaded_words(const struct result *r, const struct cli_load *l, char *buf, size_t size);
+/* "its CUDA runtime" or "the CUDA release it was built for": what sets
+ * runtime_need. */
+void check_built_reason(const struct result *r, const struct opts *o, char *buf, size_t size);
 
 void check_read(struct result *r, const char *path);
 /* p[0..n): a file already in memory, named name (a wheel's member). */

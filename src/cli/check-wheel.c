@@ -53,6 +53,17 @@ static const char *member_split(const char *path)
 	return NULL;
 }
 
+const struct tree_input *tree_wheel_of(const struct tree *t, const char *path)
+{
+	const char *sep = strstr(path, ".whl:");
+	size_t len = sep ? (size_t)(sep + 4 - path) : 0;
+	for (size_t i = 0; sep && i < t->ninputs; i++)
+		if (t->inputs[i].kind == INPUT_WHEEL && strlen(t->inputs[i].path) == len &&
+		    strncmp(t->inputs[i].path, path, len) == 0)
+			return &t->inputs[i];
+	return NULL;
+}
+
 #ifdef HAVE_LIBZIP
 #include <pthread.h>
 #include <zip.h>
@@ -155,9 +166,33 @@ static int wheel_mark(const char *name)
 	return slash && strcmp(slash, "/WHEEL") == 0 && slash - name > 10 && strncmp(slash - 10, ".dist-info", 10) == 0;
 }
 
+/* NAME-VERSION.dist-info/METADATA, at the wheel's top. */
+static int metadata_named(const char *name)
+{
+	const char *slash = strchr(name, '/');
+	return slash && strcmp(slash, "/METADATA") == 0 && slash - name > 10 && strncmp(slash - 10, ".dist-info", 10) == 0;
+}
+
+/* What the wheel declares of CUDA: its file name and its METADATA's
+ * requirements (read whole: a few kilobytes; one larger is not read). */
+static void read_tag(zip_t *z, const char *metadata, struct wheel_tag *tag)
+{
+	zip_stat_t st;
+	zip_file_t *f;
+	if (!metadata || zip_stat(z, metadata, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE) || st.size > (1u << 20) ||
+	    !(f = zip_fopen(z, metadata, 0)))
+		return;
+	char *text = malloc(st.size + 1);
+	zip_int64_t got = text ? zip_fread(f, text, st.size) : -1;
+	if (got > 0)
+		wheel_tag_metadata(text, (size_t)got, tag);
+	free(text);
+	zip_fclose(f);
+}
+
 int tree_wheel(struct tree *t, const char *path)
 {
-	char why[256], member[4096];
+	char why[256], member[4096], *metadata = NULL;
 	zip_t *z = open_wheel(path, 1, why, sizeof why);
 	int marked = 0;
 	if (!z) {
@@ -169,16 +204,23 @@ int tree_wheel(struct tree *t, const char *path)
 	for (zip_int64_t i = 0; i < n; i++) {
 		const char *name = zip_get_name(z, (zip_uint64_t)i, ZIP_FL_ENC_GUESS);
 		marked |= name && wheel_mark(name);
+		if (name && !metadata && metadata_named(name) && !(metadata = strdup(name)))
+			abort();
 		if (!name || !member_judged(name))
 			continue;
 		if ((size_t)snprintf(member, sizeof member, "%s:%s", path, name) >= sizeof member)
 			continue;
 		tree_add_member(t, member);
 	}
-	zip_discard(z);
 	struct tree_input *in = tree_input_add(t, path, marked ? INPUT_WHEEL : INPUT_ZIP);
 	in->files = t->nfiles - before;
 	in->members = n > 0 ? (size_t)n : 0;
+	if (marked) {
+		wheel_tag_name(path, &in->tag);
+		read_tag(z, metadata, &in->tag);
+	}
+	free(metadata);
+	zip_discard(z);
 	return 0;
 }
 

@@ -308,6 +308,7 @@ static void resolve_in_tree(struct work *w, size_t j, struct result *r, int recu
 			add_job(w, strdup(found), strdup(found), strdup(r->file), NULL);
 		free(name);
 	}
+	check_loads_resolve(&w->tree, r, origin, rp, run);
 	free(rp);
 	free(run);
 }
@@ -371,8 +372,12 @@ static void read_one(struct work *w, size_t j, const struct args *a, struct resu
 	r->file = strdup(jb->shown);
 	r->needed_by = jb->needed_by ? strdup(jb->needed_by) : NULL;
 	check_read(r, jb->path);
+	const struct tree_input *wheel = jb->in_tree ? tree_wheel_of(&w->tree, jb->path) : NULL;
+	r->tag = wheel ? &wheel->tag : NULL;
 	if (jb->in_tree && !r->error && r->native == 1)
 		resolve_in_tree(w, j, r, a->recursive);
+	if (!r->error)
+		check_loads_settle(r);
 	check_judge(r, &a->o);
 }
 
