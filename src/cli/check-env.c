@@ -87,6 +87,8 @@ void env_judge(struct env *e, const struct result *rs, size_t n, const struct op
 		e->failing += st == CLI_FAIL;
 		e->adapted += r->nadapted;
 		e->adapted_files += r->nadapted > 0;
+		if (o->compat && o->compat->refused)
+			e->status = CLI_FAIL; /* no program starts: cuInit fails */
 		if (r->error || r->gpu.error[0] || !cli_gpucode_kernels(&r->gpu))
 			continue;
 		if (!e->with_kernels++)
@@ -177,16 +179,35 @@ static void print_gpus(const struct env *e, const struct result *rs, const struc
 }
 
 /* The verdict's line: the file and the reason that decide, or what it runs on. */
+/* The driver given, and the forward-compatibility package it uses. */
+static const char *driver_words(const struct opts *o, char *buf, size_t size)
+{
+	char d[64];
+	const struct compat *c = o->compat;
+	if (c && c->used == 1)
+		snprintf(buf, size, "%s with the forward-compatibility package for CUDA %s",
+			 check_driver_name(c->host, d, sizeof d), c->cuda_text);
+	else
+		check_driver_name(o->versus, buf, size);
+	return buf;
+}
+
 static void print_verdict(const struct env *e, const struct result *rs, const struct opts *o)
 {
-	char d[64], why[1536];
+	char d[160], why[1536];
+	if (o->compat && o->compat->refused) {
+		check_compat_refusal(o->compat, o, why, sizeof why);
+		printf(": verdict: will not run on %s: decided by %s: %s\n", driver_words(o, d, sizeof d),
+		       o->compat->path, why);
+		return;
+	}
 	if (e->decider >= 0) {
 		const struct result *r = &rs[e->decider];
 		reason(r, o, why, sizeof why);
 		if (weight(r) == WEIGHT_LIBRARIES)
 			snprintf(d, sizeof d, "any driver");
 		else if (o->versus)
-			check_driver_name(o->versus, d, sizeof d);
+			driver_words(o, d, sizeof d);
 		else
 			snprintf(d, sizeof d, "the driver and GPUs given");
 		printf(": verdict: will not run on %s%s: decided by %s: %s", d,
@@ -195,7 +216,7 @@ static void print_verdict(const struct env *e, const struct result *rs, const st
 			printf(" (%d files fail in all)", e->failing);
 		printf("\n");
 	} else if (o->versus) {
-		printf(": verdict: runs on %s", check_driver_name(o->versus, d, sizeof d));
+		printf(": verdict: runs on %s", driver_words(o, d, sizeof d));
 		if (e->adapted)
 			printf(" under cushim, whose adapters serve %d import%s the driver lacks (in %d file%s)", e->adapted,
 			       plural(e->adapted), e->adapted_files, plural(e->adapted_files));
@@ -258,6 +279,8 @@ void env_print_text(const struct env *e, const struct result *rs, size_t n, cons
 	else
 		printf("environment: any driver will do\n");
 	print_gpus(e, rs, o);
+	if (o->compat)
+		check_compat_print(o->compat, o);
 	print_cautions(e, rs);
 }
 
@@ -314,7 +337,8 @@ void env_print_json(const struct env *e, const struct result *rs, const struct o
 {
 	char why[512];
 	printf(",\n  \"environment\": {\"runs\": %s, \"files\": %d, \"decided_by_file\": ",
-	       e->decider >= 0 ? "false" : e->status == CLI_OK ? "true" : "null", e->nfiles);
+	       e->decider >= 0 || (o->compat && o->compat->refused) ? "false" : e->status == CLI_OK ? "true" : "null",
+	       e->nfiles);
 	if (e->decider >= 0) {
 		json_string(stdout, rs[e->decider].file);
 		reason(&rs[e->decider], o, why, sizeof why);
@@ -336,6 +360,7 @@ void env_print_json(const struct env *e, const struct result *rs, const struct o
 		       check_gpu_name(o, g, name, sizeof name), e->gpu_lacking[g] ? "false" : "true", e->gpu_lacking[g]);
 	}
 	printf("]");
+	check_compat_json(o->compat, o);
 	env_print_inputs_json(t);
 	printf("}");
 }

@@ -11,6 +11,8 @@
 #include "wheeltag.h"
 
 #define CHECK_MAX_GPUS 16
+struct compat;
+struct tree;
 
 /* What the file is compared with. */
 struct opts {
@@ -23,6 +25,8 @@ struct opts {
 	char gpu_variant[CHECK_MAX_GPUS]; /* 'a', 'f' (sm_90a, sm_100f: NVIDIA's names), or 0 */
 	int ngpus;
 	const char *gpus_from; /* "option" or "driver" */
+	char gpu_names[CHECK_MAX_GPUS][96]; /* --gpu=auto: what the driver calls each, else "" */
+	struct compat *compat; /* a forward-compatibility package in the tree, or NULL */
 };
 
 struct import {
@@ -127,6 +131,29 @@ void env_print_inputs_json(const struct tree *t);
 int env_limits(const struct env *e, const struct result *r);
 int env_status(const struct result *r); /* check_status, but CLI_OK for a module that cannot load */
 void env_print_row(const struct result *r, const struct opts *o);
+
+/* NVIDIA's forward-compatibility package (a libcuda.so carrying the note
+ * .note.cuda.fwd_compatibility) found in a tree (check-compat.c): whether
+ * the driver given uses it, and whether each GPU accepts it. */
+enum { COMPAT_UNKNOWN, COMPAT_ACCEPTED, COMPAT_REFUSED };
+struct compat {
+	char path[4096];
+	char cuda_text[16], drivers[128], devices[128]; /* the note's fields */
+	int cuda;      /* the note's CUDA version (13010), 0 when it does not say */
+	int host;      /* the driver given, which the package stands in for; 0 none */
+	int branch;    /* its branch, 0 unknown */
+	int used;      /* 1: the package is the driver programs see; 0: not; -1: cannot tell */
+	int gpu[CHECK_MAX_GPUS]; /* COMPAT_*: whether each GPU accepts it */
+	int refused;   /* a GPU refuses it: cuInit fails with 804 */
+};
+/* Finds the package among the tree's libraries, and judges it against the
+ * driver and GPUs given: where it is used and accepted, o->versus becomes
+ * the CUDA version it provides.  0 when there is none. */
+int check_compat(const struct tree *t, struct opts *o, struct compat *c);
+void check_compat_print(const struct compat *c, const struct opts *o);
+void check_compat_json(const struct compat *c, const struct opts *o);
+/* The verdict's reason where a GPU refuses it (error 804), in words. */
+void check_compat_refusal(const struct compat *c, const struct opts *o, char *buf, size_t size);
 
 /* The libraries a file needs (check-needed.c). */
 int check_cuda_library(const char *name); /* a CUDA library, by its name */

@@ -141,8 +141,10 @@ static int gpus_here(struct args *a)
 		for (k = 0; k < a->o.ngpus; k++)
 			if (a->o.gpus[k].major == g[i].major && a->o.gpus[k].minor == g[i].minor)
 				break;
-		if (k == a->o.ngpus && a->o.ngpus < CHECK_MAX_GPUS)
+		if (k == a->o.ngpus && a->o.ngpus < CHECK_MAX_GPUS) {
+			snprintf(a->o.gpu_names[a->o.ngpus], sizeof a->o.gpu_names[0], "%s", g[i].name);
 			a->o.gpus[a->o.ngpus++] = (struct cli_gpu_arch){ g[i].major, g[i].minor };
+		}
 	}
 	a->o.gpus_from = "driver";
 	return 0;
@@ -523,6 +525,9 @@ int cmd_check(int argc, char **argv)
 		free_work(&w);
 		return CLI_ERROR;
 	}
+	static struct compat compat;
+	if (w.tree.ninputs)
+		check_compat(&w.tree, &a.o, &compat);
 	if (a.o.json)
 		check_print_json_head(&a.o);
 	w.env = w.tree.ninputs > 0;
