@@ -26,6 +26,7 @@ struct opts {
 	int ngpus;
 	const char *gpus_from; /* "option" or "driver" */
 	char gpu_names[CHECK_MAX_GPUS][96]; /* --gpu=auto: what the driver calls each, else "" */
+	int emit;              /* --emit: EMIT_DOCKER, EMIT_CONDA, EMIT_VARIANT, or 0 */
 	struct compat *compat; /* a forward-compatibility package in the tree, or NULL */
 };
 
@@ -131,6 +132,26 @@ void env_print_inputs_json(const struct tree *t);
 int env_limits(const struct env *e, const struct result *r);
 int env_status(const struct result *r); /* check_status, but CLI_OK for a module that cannot load */
 void env_print_row(const struct result *r, const struct opts *o);
+
+/* --emit (check-emit.c): the environment's needs in another tool's terms. */
+enum { EMIT_DOCKER = 1, EMIT_CONDA, EMIT_VARIANT };
+int check_emit_format(const char *name); /* EMIT_*, or 0 */
+/* The compute capabilities of NVIDIA's GPUs on which every file with
+ * kernels (among those whose name begins with prefix; NULL: all) runs, and
+ * whether every one carries PTX that later GPUs JIT-compile (open). */
+#define ARCHSET_MAX 64
+struct archset {
+	int n, open, files;
+	struct cli_gpu_arch cc[ARCHSET_MAX];
+	unsigned char runs[ARCHSET_MAX];
+	int need[ARCHSET_MAX]; /* the driver its PTX needs there, where it is PTX that runs; 0 none */
+};
+void check_archset(const struct result *rs, size_t n, const char *prefix, struct archset *s);
+struct env;
+void check_emit(const struct env *e, const struct result *rs, size_t n, const struct opts *o);
+/* Each wheel whose name, version, requirements or variant label say
+ * otherwise than its files (check-declared.c): one line each, on out. */
+void check_declared(const struct tree *t, const struct result *rs, size_t n, FILE *out, const char *lead);
 
 /* NVIDIA's forward-compatibility package (a libcuda.so carrying the note
  * .note.cuda.fwd_compatibility) found in a tree (check-compat.c): whether

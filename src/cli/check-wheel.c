@@ -173,26 +173,52 @@ static int metadata_named(const char *name)
 	return slash && strcmp(slash, "/METADATA") == 0 && slash - name > 10 && strncmp(slash - 10, ".dist-info", 10) == 0;
 }
 
-/* What the wheel declares of CUDA: its file name and its METADATA's
- * requirements (read whole: a few kilobytes; one larger is not read). */
-static void read_tag(zip_t *z, const char *metadata, struct wheel_tag *tag)
+/* NAME-VERSION.dist-info/variant.json (PEP 817), at the wheel's top. */
+static int variant_named(const char *name)
+{
+	const char *slash = strchr(name, '/');
+	return slash && strcmp(slash, "/variant.json") == 0 && slash - name > 10 &&
+	       strncmp(slash - 10, ".dist-info", 10) == 0;
+}
+
+/* A small member read whole (a few kilobytes; one of more than 1 MiB is
+ * not read): malloc'd, its size in n, or NULL. */
+static char *read_small(zip_t *z, const char *name, size_t *n)
 {
 	zip_stat_t st;
 	zip_file_t *f;
-	if (!metadata || zip_stat(z, metadata, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE) || st.size > (1u << 20) ||
-	    !(f = zip_fopen(z, metadata, 0)))
-		return;
+	if (!name || zip_stat(z, name, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE) || st.size > (1u << 20) ||
+	    !(f = zip_fopen(z, name, 0)))
+		return NULL;
 	char *text = malloc(st.size + 1);
 	zip_int64_t got = text ? zip_fread(f, text, st.size) : -1;
-	if (got > 0)
-		wheel_tag_metadata(text, (size_t)got, tag);
-	free(text);
 	zip_fclose(f);
+	if (got <= 0) {
+		free(text);
+		return NULL;
+	}
+	*n = (size_t)got;
+	return text;
+}
+
+/* What the wheel declares of CUDA: its file name, its METADATA's
+ * requirements, and a variant's properties. */
+static void read_tag(zip_t *z, const char *path, const char *metadata, const char *variant, struct wheel_tag *tag)
+{
+	size_t n;
+	char *text;
+	wheel_tag_name(path, tag);
+	if ((text = read_small(z, metadata, &n)))
+		wheel_tag_metadata(text, n, tag);
+	free(text);
+	if ((text = read_small(z, variant, &n)))
+		wheel_tag_variant(text, n, path, tag);
+	free(text);
 }
 
 int tree_wheel(struct tree *t, const char *path)
 {
-	char why[256], member[4096], *metadata = NULL;
+	char why[256], member[4096], *metadata = NULL, *variant = NULL;
 	zip_t *z = open_wheel(path, 1, why, sizeof why);
 	int marked = 0;
 	if (!z) {
@@ -206,6 +232,8 @@ int tree_wheel(struct tree *t, const char *path)
 		marked |= name && wheel_mark(name);
 		if (name && !metadata && metadata_named(name) && !(metadata = strdup(name)))
 			abort();
+		if (name && !variant && variant_named(name) && !(variant = strdup(name)))
+			abort();
 		if (!name || !member_judged(name))
 			continue;
 		if ((size_t)snprintf(member, sizeof member, "%s:%s", path, name) >= sizeof member)
@@ -215,11 +243,10 @@ int tree_wheel(struct tree *t, const char *path)
 	struct tree_input *in = tree_input_add(t, path, marked ? INPUT_WHEEL : INPUT_ZIP);
 	in->files = t->nfiles - before;
 	in->members = n > 0 ? (size_t)n : 0;
-	if (marked) {
-		wheel_tag_name(path, &in->tag);
-		read_tag(z, metadata, &in->tag);
-	}
+	if (marked)
+		read_tag(z, path, metadata, variant, &in->tag);
 	free(metadata);
+	free(variant);
 	zip_discard(z);
 	return 0;
 }

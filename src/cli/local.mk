@@ -3,7 +3,7 @@
 # (tests/fuzz) compile the same list of sources, without main.c.
 noinst_LTLIBRARIES += libcushim_cli.la
 libcushim_cli_la_SOURCES = src/cli/run.c src/cli/check.c src/cli/check-read.c src/cli/check-judge.c \
-	src/cli/check-report.c src/cli/check-json.c src/cli/check-steps.h src/cli/check-tree.c src/cli/check-tree.h src/cli/check-env.c src/cli/check-wheel.c src/cli/check-needed.c src/cli/check-inputs.c src/cli/check-loads.c src/cli/check-compat.c src/cli/jitc.c src/cli/jitc.h \
+	src/cli/check-report.c src/cli/check-json.c src/cli/check-steps.h src/cli/check-tree.c src/cli/check-tree.h src/cli/check-env.c src/cli/check-wheel.c src/cli/check-needed.c src/cli/check-inputs.c src/cli/check-loads.c src/cli/check-compat.c src/cli/check-emit.c src/cli/check-declared.c src/cli/jitc.c src/cli/jitc.h \
 	src/cli/check-python.c src/cli/cudart.c src/cli/cudart.h src/cli/unpack.c src/cli/unpack.h src/cli/loads.c src/cli/loads.h src/cli/wheeltag.c src/cli/wheeltag.h \
 	src/cli/calls.c src/cli/demangle.c src/cli/gpucode.c src/cli/gpucode.h src/cli/gpus.c src/cli/doctor.c src/cli/symbols.c \
 	src/cli/machine.c src/cli/timeline-cmd.c src/cli/timeline-merge.c src/cli/tlscan.c src/cli/tlscan.h src/cli/summary-cmd.c \

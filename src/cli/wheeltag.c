@@ -2,7 +2,12 @@
  * (PEP 427); its version's local part follows a '+' (PEP 440).  The marks
  * of a CUDA major release are NVIDIA's and the projects' own: a name part
  * "cu12" or "cuda12" (cuda12x), a local version "cu124" (12.4), and
- * requirements on NVIDIA's wheels, nvidia-<component>-cu12. */
+ * requirements on NVIDIA's wheels, nvidia-<component>-cu12.  A variant
+ * wheel (PEP 817, wheel variants) adds a label to its file name,
+ * NAME-VERSION-PY-ABI-PLATFORM-LABEL.whl, and lists its properties in
+ * .dist-info/variant.json, "variants": {LABEL: {"nvidia":
+ * {"cuda_version_lower_bound": ["12.8"], "sm_arch": ["90_real", ...]}}}
+ * (the properties of wheelnext's nvidia-variant-provider). */
 #include "config.h"
 #include "wheeltag.h"
 #include <ctype.h>
@@ -119,4 +124,52 @@ int wheel_tag_major(const struct wheel_tag *t, char *why, size_t size)
 		return t->requires_major;
 	}
 	return 0;
+}
+
+/* The quoted strings of the array after "key" in json[0..n), joined by
+ * commas into out: how many. */
+static int string_array(const char *json, size_t n, const char *key, char *out, size_t size)
+{
+	const char *end = json + n, *at = memmem(json, n, key, strlen(key));
+	size_t o = 0;
+	int count = 0;
+	out[0] = '\0';
+	if (!at || !(at = memchr(at, '[', (size_t)(end - at))))
+		return 0;
+	for (at++; at < end && *at != ']'; at++) {
+		if (*at != '"')
+			continue;
+		const char *close = memchr(at + 1, '"', (size_t)(end - at - 1));
+		if (!close)
+			break;
+		size_t len = (size_t)(close - at - 1);
+		if (o + len + 2 < size) {
+			o += (size_t)snprintf(out + o, size - o, "%s%.*s", o ? "," : "", (int)len, at + 1);
+			count++;
+		}
+		at = close;
+	}
+	return count;
+}
+
+void wheel_tag_variant(const char *json, size_t n, const char *path, struct wheel_tag *t)
+{
+	char lower[32];
+	int major, minor = 0;
+	const char *base = strrchr(path, '/'), *dot;
+	base = base ? base + 1 : path;
+	dot = strstr(base, ".whl");
+	int parts = 0;
+	for (const char *p = base; dot && p < dot; p++)
+		parts += *p == '-';
+	const char *last = dot ? base : NULL;
+	for (const char *p = base; dot && p < dot; p++)
+		if (*p == '-')
+			last = p + 1;
+	if (parts >= 5 && last) /* NAME-VERSION-PY-ABI-PLATFORM-LABEL, or with a build tag before PY */
+		snprintf(t->variant_label, sizeof t->variant_label, "%.*s", (int)(dot - last), last);
+	if (string_array(json, n, "\"cuda_version_lower_bound\"", lower, sizeof lower) &&
+	    sscanf(lower, "%d.%d", &major, &minor) >= 1 && major > 0 && major < 100 && minor >= 0 && minor <= 9)
+		t->variant_lower = major * 1000 + minor * 10;
+	string_array(json, n, "\"sm_arch\"", t->variant_sm, sizeof t->variant_sm);
 }
