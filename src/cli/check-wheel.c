@@ -7,6 +7,7 @@
 #include "config.h"
 #include "check-steps.h"
 #include "check-tree.h"
+#include "unpack.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,12 +98,14 @@ static void release(unsigned long long n)
 struct opened {
 	char *path;
 	unsigned long n;
+	unsigned long inflated; /* members inflated whole through libdeflate */
 };
 static pthread_mutex_t opened_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct opened *opened;
 static size_t nopened, capopened;
 
-static void count_open(const char *path)
+/* One more open (opens) or member inflated through libdeflate of the wheel at path. */
+static void count(const char *path, unsigned long opens, unsigned long inflated)
 {
 	char *copy = strdup(path);
 	size_t k;
@@ -115,23 +118,39 @@ static void count_open(const char *path)
 		if (nopened == capopened &&
 		    !(opened = realloc(opened, (capopened = capopened * 2 + 8) * sizeof *opened)))
 			abort();
-		opened[nopened++] = (struct opened){ copy, 0 };
+		opened[nopened++] = (struct opened){ copy, 0, 0 };
 		copy = NULL;
 	}
-	opened[k].n++;
+	opened[k].n += opens;
+	opened[k].inflated += inflated;
 	pthread_mutex_unlock(&opened_lock);
 	free(copy);
 }
 
-unsigned long tree_wheel_opens(const char *path)
+static void count_open(const char *path)
+{
+	count(path, 1, 0);
+}
+
+static unsigned long counted(const char *path, int inflated)
 {
 	unsigned long n = 0;
 	pthread_mutex_lock(&opened_lock);
 	for (size_t k = 0; k < nopened; k++)
 		if (strcmp(opened[k].path, path) == 0)
-			n = opened[k].n;
+			n = inflated ? opened[k].inflated : opened[k].n;
 	pthread_mutex_unlock(&opened_lock);
 	return n;
+}
+
+unsigned long tree_wheel_opens(const char *path)
+{
+	return counted(path, 0);
+}
+
+unsigned long tree_wheel_inflated(const char *path)
+{
+	return counted(path, 1);
 }
 
 /* check: the stricter consistency checks, once, when the wheel is listed.
@@ -304,8 +323,40 @@ static const char *too_big(const zip_stat_t *st, char *buf, size_t size)
 	return buf;
 }
 
+/* A deflated member whose bytes the reader must have whole: its stored
+ * bytes read raw and inflated in one call through libdeflate (unpack.c),
+ * into p.  1 done, -1 failed (why says so), 0 not taken: stored or
+ * encrypted, or a build without libdeflate (libzip reads it then). */
+static int inflate_raw(zip_t *z, const char *name, const zip_stat_t *st, unsigned char *p, char *why, size_t size)
+{
+#ifdef HAVE_LIBDEFLATE
+	zip_file_t *f;
+	char whynot[160];
+	if (!(st->valid & ZIP_STAT_COMP_METHOD) || st->comp_method != ZIP_CM_DEFLATE || !(st->valid & ZIP_STAT_CRC) ||
+	    ((st->valid & ZIP_STAT_ENCRYPTION_METHOD) && st->encryption_method != ZIP_EM_NONE))
+		return 0;
+	unsigned char *in = malloc(st->comp_size ? (size_t)st->comp_size : 1);
+	if (!in || !(f = zip_fopen(z, name, ZIP_FL_COMPRESSED))) {
+		free(in);
+		return 0;
+	}
+	zip_int64_t got = zip_fread(f, in, st->comp_size);
+	zip_fclose(f);
+	int rc = got < 0 || (zip_uint64_t)got != st->comp_size ? -1 :
+		 cli_inflate_member(in, (size_t)st->comp_size, p, (size_t)st->size, st->crc, whynot, sizeof whynot);
+	free(in);
+	if (rc == -1)
+		snprintf(why, size, "cannot be read from the wheel (%s): the archive is damaged or cut off",
+			 got < 0 || (zip_uint64_t)got != st->comp_size ? "fewer bytes than recorded" : whynot);
+	return rc == 0 ? 1 : rc == -1 ? -1 : 0;
+#else
+	(void)z, (void)name, (void)st, (void)p, (void)why, (void)size;
+	return 0;
+#endif
+}
+
 /* The member's bytes, malloc'd, or NULL with why. */
-static unsigned char *read_member(zip_t *z, const char *name, size_t *n, char *why, size_t size)
+static unsigned char *read_member(zip_t *z, const char *name, size_t *n, int *raw_done, char *why, size_t size)
 {
 	zip_stat_t st;
 	const char *big;
@@ -317,6 +368,12 @@ static unsigned char *read_member(zip_t *z, const char *name, size_t *n, char *w
 	if ((big = too_big(&st, why, size)))
 		return big == why ? NULL : (snprintf(why, size, "%s", big), NULL);
 	unsigned char *p = malloc(st.size ? (size_t)st.size : 1);
+	int raw = p ? inflate_raw(z, name, &st, p, why, size) : 0;
+	if (raw) {
+		*n = (size_t)st.size;
+		*raw_done = raw > 0;
+		return raw > 0 ? p : (free(p), NULL);
+	}
 	if (!p || !(f = zip_fopen(z, name, 0))) {
 		snprintf(why, size, "cannot be read from the wheel: %s", p ? zip_strerror(z) : "out of memory");
 		free(p);
@@ -344,9 +401,14 @@ int check_read_wheel_member(struct result *r, const char *path, check_memory_fn 
 	snprintf(wheel, sizeof wheel, "%.*s", (int)(sep - path), path);
 	zip_t *z = wheel_for(wheel, why, whysize);
 	zip_stat_t st;
-	unsigned long long held = z && zip_stat(z, sep + 1, 0, &st) == 0 && st.size <= WHEEL_MEMBER_MAX ? st.size : 0;
+	/* the member whole, and its compressed bytes while it is inflated */
+	unsigned long long held = z && zip_stat(z, sep + 1, 0, &st) == 0 && st.size <= WHEEL_MEMBER_MAX ?
+				  st.size + ((st.valid & ZIP_STAT_COMP_SIZE) && st.comp_size <= st.size ? st.comp_size : 0) : 0;
 	hold(held);
-	unsigned char *p = z ? read_member(z, sep + 1, &n, why, whysize) : NULL;
+	int raw = 0;
+	unsigned char *p = z ? read_member(z, sep + 1, &n, &raw, why, whysize) : NULL;
+	if (p && raw)
+		count(wheel, 0, 1);
 	if (p)
 		take(r, p, n, sep + 1);
 	else
@@ -357,6 +419,12 @@ int check_read_wheel_member(struct result *r, const char *path, check_memory_fn 
 }
 #else
 unsigned long tree_wheel_opens(const char *path)
+{
+	(void)path;
+	return 0;
+}
+
+unsigned long tree_wheel_inflated(const char *path)
 {
 	(void)path;
 	return 0;

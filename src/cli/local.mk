@@ -11,10 +11,10 @@ libcushim_cli_la_SOURCES = src/cli/run.c src/cli/check.c src/cli/check-read.c sr
 nodist_libcushim_cli_la_SOURCES = $(GENERATED)
 CLI_CPPFLAGS = $(AM_CPPFLAGS) -DCUSHIM_LIBDIR='"$(libdir)"'
 libcushim_cli_la_CPPFLAGS = $(CLI_CPPFLAGS)
-libcushim_cli_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS) $(LZ4_CFLAGS) $(ZSTD_CFLAGS)
+libcushim_cli_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS) $(LZ4_CFLAGS) $(ZSTD_CFLAGS) $(DEFLATE_CFLAGS)
 # What links the command's library links the C++ runtime's demangler and the
 # decompressors too.
-libcushim_cli_la_LIBADD = $(DEMANGLE_LIBS) $(LZ4_LIBS) $(ZSTD_LIBS)
+libcushim_cli_la_LIBADD = $(DEMANGLE_LIBS) $(LZ4_LIBS) $(ZSTD_LIBS) $(DEFLATE_LIBS)
 
 bin_PROGRAMS += cushim
 cushim_SOURCES = src/cli/main.c

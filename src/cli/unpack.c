@@ -15,6 +15,9 @@
 #ifdef HAVE_ZSTD
 #include <zstd.h>
 #endif
+#ifdef HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
 
 #ifdef HAVE_LZ4
 static long lz4_head(const unsigned char *in, size_t n, unsigned char *out, size_t cap)
@@ -77,4 +80,36 @@ long cli_unpack_head(int method, const unsigned char *in, size_t n, unsigned cha
 #endif
 	(void)method, (void)in, (void)n, (void)out, (void)cap;
 	return -1;
+}
+
+/* libdeflate decompresses a whole buffer in one call, with no window
+ * copying: the member's bytes as the zip archive stores them (raw deflate,
+ * RFC 1951) go in, its exact size comes out; a decompressor is a few tens
+ * of kilobytes, made for each member. */
+int cli_inflate_member(const unsigned char *in, size_t n, unsigned char *out, size_t size, unsigned long crc,
+		       char *why, size_t whysize)
+{
+#ifdef HAVE_LIBDEFLATE
+	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+	enum libdeflate_result rc;
+	if (!d) {
+		snprintf(why, whysize, "out of memory");
+		return -1;
+	}
+	rc = libdeflate_deflate_decompress(d, in, n, out, size, NULL);
+	libdeflate_free_decompressor(d);
+	if (rc != LIBDEFLATE_SUCCESS) {
+		snprintf(why, whysize, rc == LIBDEFLATE_BAD_DATA ? "its compressed bytes are damaged" :
+			 "it inflates to another size than recorded");
+		return -1;
+	}
+	if (libdeflate_crc32(0, out, size) != crc) {
+		snprintf(why, whysize, "its bytes do not match their recorded CRC-32");
+		return -1;
+	}
+	return 0;
+#else
+	(void)in, (void)n, (void)out, (void)size, (void)crc, (void)why, (void)whysize;
+	return -2;
+#endif
 }

@@ -14,4 +14,11 @@
 long cli_unpack_head(int method, const unsigned char *in, size_t n, unsigned char *out, size_t cap);
 /* Whether this build reads images compressed by method. */
 int cli_unpack_can(int method);
+/* A wheel member's raw deflate stream in[0..n) inflated whole into
+ * out[0..size), which it must fill exactly, its CRC-32 checked: 0, or -1
+ * with why; -2 when this build has no libdeflate (the caller reads it
+ * another way). */
+int cli_inflate_member(const unsigned char *in, size_t n, unsigned char *out, size_t size, unsigned long crc,
+		       char *why, size_t whysize);
+
 #endif

@@ -23,7 +23,7 @@ CLI_TESTS = tests/cli/check-imports.sh tests/cli/check-errors.sh tests/cli/run.s
 	tests/cli/check-tree.sh tests/cli/check-tree-cuda.sh tests/cli/check-wheel.sh tests/cli/check-host-marks.sh \
 	tests/cli/check-fifo.sh tests/cli/check-demangle.sh \
 	tests/cli/check-self.sh tests/cli/lib-prefix.sh tests/cli/check-code-kinds.sh tests/cli/check-loads.sh \
-	tests/cli/check-compat.sh tests/cli/check-emit.sh
+	tests/cli/check-compat.sh tests/cli/check-emit.sh tests/cli/check-wheel-inflate.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/cli/kernel.cu tests/cli/drvrt.cu tests/cli/vadd.cu tests/cli/mkfatbin.py \
 	tests/cli/emit-docker.expected tests/cli/emit-conda.expected tests/cli/emit-variant.expected
