@@ -63,7 +63,7 @@ static int weight(const struct result *r)
 void env_judge(struct env *e, const struct result *rs, size_t n, const struct opts *o)
 {
 	memset(e, 0, sizeof *e);
-	e->decider = e->limiter = e->jit = e->optional_first = e->lacking_first = -1;
+	e->decider = e->limiter = e->jit = e->optional_first = e->lacking_first = e->unloaded_first = -1;
 	e->nfiles = (int)n;
 	for (size_t i = 0; i < n; i++) {
 		const struct result *r = &rs[i];
@@ -80,11 +80,15 @@ void env_judge(struct env *e, const struct result *rs, size_t n, const struct op
 			r->unfound[k].path ? e->unloadable++ : e->unfound++;
 		if (lacking_other(r) && !e->lacking++)
 			e->lacking_first = (long)i;
+		if (!r->error && check_first_unloaded(r) && !e->unloaded++)
+			e->unloaded_first = (long)i;
 		if (r->jit.need && (e->jit < 0 || r->jit.need > rs[e->jit].jit.need))
 			e->jit = (long)i;
 		e->failing += st == CLI_FAIL;
 		e->adapted += r->nadapted;
 		e->adapted_files += r->nadapted > 0;
+		if (o->compat && o->compat->refused)
+			e->status = CLI_FAIL; /* no program starts: cuInit fails */
 		if (r->error || r->gpu.error[0] || !cli_gpucode_kernels(&r->gpu))
 			continue;
 		if (!e->with_kernels++)
@@ -103,6 +107,10 @@ static void gpu_reason(const struct result *r, const struct opts *o, char *buf, 
 {
 	char names[256] = "", g[16], d[64];
 	int n = 0, too_new = -1;
+	if (!o->ngpus) {
+		check_ptx_only_words(r, o, buf, size);
+		return;
+	}
 	for (int i = 0; i < o->ngpus; i++) {
 		if (r->v.fit_unknown[i] || (r->v.fits[i].how != GPU_NO_CODE && r->v.fits[i].how != GPU_PTX_TOO_NEW))
 			continue;
@@ -121,15 +129,29 @@ static void gpu_reason(const struct result *r, const struct opts *o, char *buf, 
 			 sizeof d));
 }
 
+/* "12.9", or "12" where only the major release is known. */
+static const char *runtime_version(const struct cli_runtime *rt)
+{
+	static _Thread_local char buf[16];
+	if (!rt->major_only)
+		return cli_version(rt->version);
+	snprintf(buf, sizeof buf, "%d", rt->version / 1000);
+	return buf;
+}
+
 /* The one reason a file fails, in a few words. */
 static void reason(const struct result *r, const struct opts *o, char *buf, size_t size)
 {
 	char d[64];
 	if (r->nfatal)
 		check_unfound_words(check_first_unfound(r, 1), buf, size);
+	else if (r->v.blocked[BY_RUNTIME] && r->v.by_built)
+		snprintf(buf, size, "it is built for CUDA %d (%s), whose runtime and libraries refuse drivers older "
+			 "than %s", r->built.version / 1000, r->built.from, check_driver_name(r->v.runtime_need, d, sizeof d));
 	else if (r->v.blocked[BY_RUNTIME])
-		snprintf(buf, size, "its CUDA %s%s runtime (%s) refuses drivers older than %s", cli_version(r->rt.version),
-			 r->rt.at_least ? " (or later)" : "", r->rt.linkage == RT_STATIC ? "linked statically" : "carried",
+		snprintf(buf, size, "its CUDA %s%s runtime (%s) refuses drivers older than %s", runtime_version(&r->rt),
+			 r->rt.at_least ? " (or later)" : "", r->rt.linkage == RT_STATIC ? "linked statically" :
+			 r->rt.linkage == RT_LOADED ? "loaded at run time" : "carried",
 			 check_driver_name(r->v.runtime_need, d, sizeof d));
 	else if (r->v.blocked[BY_GPU_CODE])
 		gpu_reason(r, o, buf, size);
@@ -157,16 +179,35 @@ static void print_gpus(const struct env *e, const struct result *rs, const struc
 }
 
 /* The verdict's line: the file and the reason that decide, or what it runs on. */
+/* The driver given, and the forward-compatibility package it uses. */
+static const char *driver_words(const struct opts *o, char *buf, size_t size)
+{
+	char d[64];
+	const struct compat *c = o->compat;
+	if (c && c->used == 1)
+		snprintf(buf, size, "%s with the forward-compatibility package for CUDA %s",
+			 check_driver_name(c->host, d, sizeof d), c->cuda_text);
+	else
+		check_driver_name(o->versus, buf, size);
+	return buf;
+}
+
 static void print_verdict(const struct env *e, const struct result *rs, const struct opts *o)
 {
-	char d[64], why[1536];
+	char d[160], why[1536];
+	if (o->compat && o->compat->refused) {
+		check_compat_refusal(o->compat, o, why, sizeof why);
+		printf(": verdict: will not run on %s: decided by %s: %s\n", driver_words(o, d, sizeof d),
+		       o->compat->path, why);
+		return;
+	}
 	if (e->decider >= 0) {
 		const struct result *r = &rs[e->decider];
 		reason(r, o, why, sizeof why);
 		if (weight(r) == WEIGHT_LIBRARIES)
 			snprintf(d, sizeof d, "any driver");
 		else if (o->versus)
-			check_driver_name(o->versus, d, sizeof d);
+			driver_words(o, d, sizeof d);
 		else
 			snprintf(d, sizeof d, "the driver and GPUs given");
 		printf(": verdict: will not run on %s%s: decided by %s: %s", d,
@@ -175,7 +216,7 @@ static void print_verdict(const struct env *e, const struct result *rs, const st
 			printf(" (%d files fail in all)", e->failing);
 		printf("\n");
 	} else if (o->versus) {
-		printf(": verdict: runs on %s", check_driver_name(o->versus, d, sizeof d));
+		printf(": verdict: runs on %s", driver_words(o, d, sizeof d));
 		if (e->adapted)
 			printf(" under cushim, whose adapters serve %d import%s the driver lacks (in %d file%s)", e->adapted,
 			       plural(e->adapted), e->adapted_files, plural(e->adapted_files));
@@ -207,6 +248,13 @@ static void print_cautions(const struct env *e, const struct result *rs)
 		       "(the verdict does not rest on it): first %s needs %s%s\n", e->lacking, plural(e->lacking),
 		       rs[e->lacking_first].file, u->name, check_unfound_tail(u, why, sizeof why));
 	}
+	if (e->unloaded) {
+		const struct result *r = &rs[e->unloaded_first];
+		check_unloaded_words(r, check_first_unloaded(r), why, sizeof why);
+		printf("environment: caution: %d file%s load%s CUDA libraries at run time that this tree lacks (each "
+		       "fails when it loads them): first %s %s\n", e->unloaded, plural(e->unloaded),
+		       e->unloaded == 1 ? "s" : "", r->file, why);
+	}
 	if (e->jit >= 0 && rs[e->jit].v.jit_too_new)
 		printf("environment: caution: %s carries %s %s: the PTX it emits by default needs %s; programs "
 		       "that compile with it run only if they ask it for SASS\n", rs[e->jit].file,
@@ -231,6 +279,8 @@ void env_print_text(const struct env *e, const struct result *rs, size_t n, cons
 	else
 		printf("environment: any driver will do\n");
 	print_gpus(e, rs, o);
+	if (o->compat)
+		check_compat_print(o->compat, o);
 	print_cautions(e, rs);
 }
 
@@ -238,14 +288,15 @@ void env_print_text(const struct env *e, const struct result *rs, size_t n, cons
  * that set the least driver it needs. */
 int env_limits(const struct env *e, const struct result *r)
 {
-	return check_status(r) != CLI_OK || r->nunfound || (e->need && r->v.need == e->need) || r->v.jit_too_new;
+	return check_status(r) != CLI_OK || r->nunfound || (e->need && r->v.need == e->need) || r->v.jit_too_new ||
+	       check_first_unloaded(r);
 }
 
 static const char *set_by(const struct result *r)
 {
 	switch (r->v.decided_by) {
-	case BY_RUNTIME: return "its CUDA runtime";
-	case BY_GPU_CODE: return "the PTX a GPU asked for would JIT-compile";
+	case BY_RUNTIME: return r->v.by_built ? "the CUDA release it was built for" : "its CUDA runtime";
+	case BY_GPU_CODE: return r->v.code.ptx_only ? "its GPU code, PTX alone" : "the PTX a GPU asked for would JIT-compile";
 	default: return "its driver imports";
 	}
 }
@@ -273,6 +324,10 @@ void env_print_row(const struct result *r, const struct opts *o)
 			       plural(r->nadapted));
 		printf("\n");
 	}
+	if (check_first_unloaded(r)) {
+		check_unloaded_words(r, check_first_unloaded(r), why, sizeof why);
+		printf("  %s: caution: %s\n", r->file, why);
+	}
 	if (r->v.jit_too_new)
 		printf("  %s: caution: %s %s's default PTX needs %s\n", r->file, cli_jit_name(r->jit.kind),
 		       cli_version(r->jit.version), check_driver_name(r->jit.need, d, sizeof d));
@@ -282,7 +337,8 @@ void env_print_json(const struct env *e, const struct result *rs, const struct o
 {
 	char why[512];
 	printf(",\n  \"environment\": {\"runs\": %s, \"files\": %d, \"decided_by_file\": ",
-	       e->decider >= 0 ? "false" : e->status == CLI_OK ? "true" : "null", e->nfiles);
+	       e->decider >= 0 || (o->compat && o->compat->refused) ? "false" : e->status == CLI_OK ? "true" : "null",
+	       e->nfiles);
 	if (e->decider >= 0) {
 		json_string(stdout, rs[e->decider].file);
 		reason(&rs[e->decider], o, why, sizeof why);
@@ -296,13 +352,15 @@ void env_print_json(const struct env *e, const struct result *rs, const struct o
 	printf(", \"needs_driver_branch\": ");
 	printf(e->need && cli_driver_branch(e->need) ? "%d" : "null", cli_driver_branch(e->need));
 	printf(", \"missing_libraries\": %d, \"unloadable_libraries\": %d, \"modules_that_cannot_load\": %d, "
-	       "\"files_missing_other_libraries\": %d, \"gpus\": [", e->unfound, e->unloadable, e->optional, e->lacking);
+	       "\"files_missing_other_libraries\": %d, \"files_loading_missing_libraries\": %d, \"gpus\": [", e->unfound,
+	       e->unloadable, e->optional, e->lacking, e->unloaded);
 	for (int g = 0; g < o->ngpus; g++) {
 		char name[16];
 		printf("%s{\"gpu\": \"%s\", \"every_file_has_code\": %s, \"files_without_code\": %d}", g ? ", " : "",
 		       check_gpu_name(o, g, name, sizeof name), e->gpu_lacking[g] ? "false" : "true", e->gpu_lacking[g]);
 	}
 	printf("]");
+	check_compat_json(o->compat, o);
 	env_print_inputs_json(t);
 	printf("}");
 }

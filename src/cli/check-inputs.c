@@ -20,8 +20,9 @@ static void print_members(const struct tree_input *in, const struct opts *o)
 	else
 		printf(": %zu of its %zu member%s judged", in->files, in->members, plural(in->members));
 	if (o->verbose) {
-		unsigned long k = tree_wheel_opens(in->path);
-		printf(" (the archive opened %lu time%s to read it)", k, k == 1 ? "" : "s");
+		unsigned long k = tree_wheel_opens(in->path), d = tree_wheel_inflated(in->path);
+		printf(" (the archive opened %lu time%s to read it)\n%s: %lu member%s inflated whole through libdeflate", k,
+		       k == 1 ? "" : "s", in->path, d, d == 1 ? "" : "s");
 	}
 }
 
@@ -81,7 +82,8 @@ void env_print_inputs_json(const struct tree *t)
 		json_string(stdout, in->path);
 		printf(", \"kind\": \"%s\", \"files\": %zu", input_kinds[in->kind], in->files);
 		if (in->kind == INPUT_WHEEL || in->kind == INPUT_ZIP)
-			printf(", \"members\": %zu, \"archive_opens\": %lu", in->members, tree_wheel_opens(in->path));
+			printf(", \"members\": %zu, \"archive_opens\": %lu, \"inflated_by_libdeflate\": %lu", in->members,
+			       tree_wheel_opens(in->path), tree_wheel_inflated(in->path));
 		if (in->kind == INPUT_SITE)
 			printf(", \"exists\": %s", in->missing ? "false" : "true");
 		if (in->kind == INPUT_PYTHON) {

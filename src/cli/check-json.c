@@ -76,7 +76,7 @@ static void json_imports(const struct result *r)
 
 static void json_runtime(const struct cli_runtime *rt)
 {
-	static const char *const linkage[] = { "none", "static", "dynamic", "self", "imported" };
+	static const char *const linkage[] = { "none", "static", "dynamic", "self", "imported", "loaded" };
 	printf(",\n    \"runtime\": ");
 	if (rt->linkage == RT_NONE) {
 		printf("null");
@@ -123,8 +123,9 @@ static void json_image(const struct fb_image *im, int first)
 static void json_gpucode(const struct result *r)
 {
 	const struct fb_list *l = &r->gpu.list;
-	printf(",\n    \"gpu_code\": {\"fatbins\": %d, \"wrappers\": %d, \"unregistered\": %s, \"error\": ", l->nfatbins,
-	       r->gpu.wrappers, r->gpu.unregistered ? "true" : "false");
+	printf(",\n    \"gpu_code\": {\"fatbins\": %d, \"wrappers\": %d, \"unregistered\": %s, \"ptx_only\": %s, "
+	       "\"error\": ", l->nfatbins, r->gpu.wrappers, r->gpu.unregistered ? "true" : "false",
+	       r->v.code.ptx_only ? "true" : "false");
 	if (r->gpu.error[0])
 		json_string(stdout, r->gpu.error);
 	else
@@ -137,19 +138,19 @@ static void json_gpucode(const struct result *r)
 
 static void json_fits(const struct result *r, const struct opts *o)
 {
-	static const char *const how[] = { "\"none\"", "\"sass\"", "\"ptx\"", "\"ptx_too_new\"" };
+	static const char *const how[] = { "\"none\"", "\"sass\"", "\"ptx\"", "\"ptx_too_new\"", "\"unknown\"" };
 	int kernels = !r->gpu.error[0] && cli_gpucode_kernels(&r->gpu);
 	printf(",\n    \"on_gpus\": [");
 	for (int i = 0; i < o->ngpus; i++) {
 		const struct cli_gpu_fit *fit = &r->v.fits[i];
 		char name[48], g[16];
 		printf("%s{\"gpu\": \"%s\", ", i ? ", " : "", check_gpu_name(o, i, g, sizeof g));
-		if (!kernels || r->v.fit_unknown[i]) {
+		if (!kernels || (r->v.fit_unknown[i] && fit->how != GPU_UNKNOWN)) {
 			printf("\"runs\": null, \"how\": null, \"image\": null}");
 			continue;
 		}
 		printf("\"runs\": %s, \"how\": %s, \"image\": ", fit->how == GPU_SASS || fit->how == GPU_PTX ? "true" :
-		       "false", how[fit->how]);
+		       fit->how == GPU_UNKNOWN ? "null" : "false", how[fit->how]);
 		printf(fit->image ? "\"%s\", " : "null, ", fit->image ? fb_image_name(fit->image, name, sizeof name) : "");
 		json_version("needs_driver", "needs_driver_cuda_version", NULL, fit->ptx_driver);
 		printf("}");
@@ -236,7 +237,8 @@ void check_print_json_file(const struct result *r, const struct opts *o, int fir
 		json_string(stdout, r->needed_by);
 	else
 		printf("null");
-	printf(", \"status\": \"%s\", \"kind\": \"%s\"", status_name(r), r->raw_fatbin ? "fatbin" : "elf");
+	printf(", \"status\": \"%s\", \"kind\": \"%s\"", status_name(r), r->raw_fatbin == RAW_PTX ? "ptx" :
+	       r->raw_fatbin == RAW_CUBIN ? "cubin" : r->raw_fatbin ? "fatbin" : "elf");
 	if (!r->raw_fatbin)
 		printf(", \"machine\": \"%s\", \"this_machine\": %s", r->machine ? r->machine : "?",
 		       r->native == 1 ? "true" : "false");
@@ -248,6 +250,7 @@ void check_print_json_file(const struct result *r, const struct opts *o, int fir
 	}
 	json_imports(r);
 	json_runtime(&r->rt);
+	check_json_loads(r);
 	json_jit(r);
 	json_gpucode(r);
 	json_fits(r, o);

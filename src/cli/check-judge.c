@@ -50,13 +50,17 @@ static void judge_imports(struct result *r, const struct opts *o)
 		qsort(r->imports, r->nimports, sizeof *r->imports, cmp_import);
 }
 
-/* The runtime counts unless the file is known not to call it. */
+/* The runtime counts unless the file is known not to call it; the release
+ * the file was built for counts as its runtime would (check-loads.c), where
+ * it asks more. */
 static void judge_runtime(struct result *r, const struct opts *o)
 {
 	struct verdict *v = &r->v;
-	if (r->rt.linkage == RT_NONE || !r->rt.version || r->rt.used == 0)
-		return;
-	v->runtime_need = cli_runtime_min_driver(r->rt.version);
+	if (r->rt.linkage != RT_NONE && r->rt.version && r->rt.used != 0)
+		v->runtime_need = cli_runtime_min_driver(r->rt.version);
+	int built = r->built.version ? cli_runtime_min_driver(r->built.version) : 0;
+	if (built > v->runtime_need)
+		v->runtime_need = built, v->by_built = 1;
 	if (o->versus && o->versus < v->runtime_need)
 		v->blocked[BY_RUNTIME] = 1;
 }
@@ -87,11 +91,26 @@ static void judge_gpus(struct result *r, const struct opts *o)
 	for (int i = 0; i < o->ngpus; i++) {
 		struct cli_gpu_fit *fit = &v->fits[i];
 		cli_gpu_fit(&r->gpu.list, o->gpus[i], o->versus, fit);
-		if (o->gpu_variant[i] == 'f' && family_differs(&r->gpu.list, o->gpus[i], fit))
+		if (fit->how == GPU_UNKNOWN)
+			v->fit_unknown[i] = 1;
+		else if (o->gpu_variant[i] == 'f' && family_differs(&r->gpu.list, o->gpus[i], fit))
 			v->fit_unknown[i] = 1;
 		else if (fit->how == GPU_NO_CODE || fit->how == GPU_PTX_TOO_NEW)
 			v->blocked[BY_GPU_CODE] = 1;
 	}
+}
+
+/* No GPU named: code that is PTX alone runs on no GPU where the driver
+ * cannot JIT-compile it; SASS runs on the GPUs it was built for, whatever
+ * the driver. */
+static void judge_code(struct result *r, const struct opts *o)
+{
+	struct verdict *v = &r->v;
+	if (o->ngpus || r->gpu.error[0] || !cli_gpucode_kernels(&r->gpu))
+		return;
+	cli_code_need(&r->gpu.list, &v->code);
+	if (v->code.ptx_only && o->versus && (v->code.beyond || v->code.need > o->versus))
+		v->blocked[BY_GPU_CODE] = 1;
 }
 
 /* The driver the file needs overall, and which requirement sets it. */
@@ -104,6 +123,8 @@ static void judge_need(struct result *r, const struct opts *o)
 		if (!v->fit_unknown[i] && (v->fits[i].how == GPU_PTX || v->fits[i].how == GPU_PTX_TOO_NEW))
 			if (v->fits[i].ptx_driver > v->need)
 				v->need = v->fits[i].ptx_driver, v->decided_by = BY_GPU_CODE;
+	if (v->code.need > v->need)
+		v->need = v->code.need, v->decided_by = BY_GPU_CODE;
 	if (v->runtime_need && v->runtime_need >= v->need)
 		v->need = v->runtime_need, v->decided_by = BY_RUNTIME;
 }
@@ -115,6 +136,7 @@ void check_judge(struct result *r, const struct opts *o)
 	judge_imports(r, o);
 	judge_runtime(r, o);
 	judge_gpus(r, o);
+	judge_code(r, o);
 	judge_need(r, o);
 	r->v.blocked[BY_IMPORTS] = r->nmissing > 0;
 	r->v.jit_too_new = o->versus && r->jit.need > o->versus;

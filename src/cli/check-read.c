@@ -7,6 +7,7 @@
 #include "check-tree.h"
 #include "table.h"
 #include "modimage.h"
+#include "rtmarks.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -53,25 +54,48 @@ static const char *empty_file(const struct stat *st)
 
 /* A GPU code file, judged for its code alone: a fatbin (it begins with the
  * fatbin magic), a cubin (an ELF file for EM_CUDA) or PTX text (a .ptx
- * file).  1 when it is one. */
+ * file), from its first bytes h[0..n): RAW_FATBIN, RAW_CUBIN, RAW_PTX, or 0. */
+static int raw_kind(const unsigned char *h, size_t n, const char *name)
+{
+	size_t len = strlen(name);
+	if (n >= 4 && fb_le(h, 4) == FB_MAGIC)
+		return RAW_FATBIN;
+	if (n >= 20 && memcmp(h, ELFMAG, SELFMAG) == 0 && fb_le(h + 18, 2) == EM_CUDA)
+		return RAW_CUBIN;
+	return len > 4 && strcmp(name + len - 4, ".ptx") == 0 ? RAW_PTX : 0;
+}
+
 static int gpu_file(int fd, const char *path)
 {
 	unsigned char h[20];
 	ssize_t n = pread(fd, h, sizeof h, 0);
-	size_t len = strlen(path);
-	if (n >= 4 && fb_le(h, 4) == FB_MAGIC)
-		return 1;
-	if (n == (ssize_t)sizeof h && memcmp(h, ELFMAG, SELFMAG) == 0 && fb_le(h + 18, 2) == EM_CUDA)
-		return 1;
-	return len > 4 && strcmp(path + len - 4, ".ptx") == 0;
+	return raw_kind(h, n > 0 ? (size_t)n : 0, path);
+}
+
+/* GPU code on its own, in memory: its images, and its compiler's release
+ * line (a fatbin's image heads, a PTX file's own first lines). */
+static void read_raw_bytes(struct result *r, const unsigned char *p, size_t n)
+{
+	struct mi_image im;
+	if (fb_le(p, 4) == FB_MAGIC) {
+		cli_gpucode_read_raw(p, n, &r->gpu);
+		cli_gpu_release_raw(p, n, &r->gpu_release, r->gpu_release_text, sizeof r->gpu_release_text,
+				    &r->gpu_release_unpacked);
+		return;
+	}
+	mi_read(p, n, &im);
+	r->gpu.list = im.list;
+	if (im.error[0] && !im.list.n)
+		snprintf(r->gpu.error, sizeof r->gpu.error, "%s", im.error);
+	if (r->raw_fatbin == RAW_PTX)
+		rt_find_release(p, n < 4096 ? n : 4096, &r->gpu_release, r->gpu_release_text,
+				sizeof r->gpu_release_text);
 }
 
 static int read_raw_image(struct result *r, int fd, off_t size, const char *path)
 {
-	struct mi_image im;
-	if (!gpu_file(fd, path))
+	if (!(r->raw_fatbin = gpu_file(fd, path)))
 		return 0;
-	r->raw_fatbin = 1;
 	if ((uint64_t)size > RAW_FATBIN_MAX) {
 		set_error(r, "is GPU code of %lld bytes, more than cushim check reads (%u)", (long long)size,
 			  RAW_FATBIN_MAX);
@@ -80,16 +104,10 @@ static int read_raw_image(struct result *r, int fd, off_t size, const char *path
 	unsigned char *p = malloc((size_t)size);
 	if (!p)
 		abort();
-	if (pread(fd, p, (size_t)size, 0) != (ssize_t)size) {
+	if (pread(fd, p, (size_t)size, 0) != (ssize_t)size)
 		set_error(r, "cannot be read: %s", strerror(errno ? errno : EIO));
-	} else if (fb_le(p, 4) == FB_MAGIC) {
-		cli_gpucode_read_raw(p, (size_t)size, &r->gpu);
-	} else {
-		mi_read(p, (size_t)size, &im);
-		r->gpu.list = im.list;
-		if (im.error[0] && !im.list.n)
-			snprintf(r->gpu.error, sizeof r->gpu.error, "%s", im.error);
-	}
+	else
+		read_raw_bytes(r, p, (size_t)size);
 	free(p);
 	return 1;
 }
@@ -251,6 +269,7 @@ static void read_cuda(struct result *r, Elf *elf, int mapped, const char *path)
 	struct cli_runtime_in in = { path, r->needed, r->nneeded, r->soname };
 	cli_runtime_detect(elf, &in, &r->rt);
 	cli_jit_detect(elf, path, r->soname, &r->jit);
+	check_loads_read(r, elf);
 	cli_gpucode_read(elf, mapped, &r->gpu);
 }
 
@@ -291,15 +310,8 @@ static void read_elf(struct result *r, int fd, const struct stat *st, const char
 /* Bytes already in memory (a wheel's member): GPU code, or an ELF file. */
 void check_read_memory(struct result *r, unsigned char *p, size_t n, const char *name)
 {
-	struct mi_image im;
-	size_t len = strlen(name);
-	if (n >= 20 && (fb_le(p, 4) == FB_MAGIC || (memcmp(p, ELFMAG, SELFMAG) == 0 && fb_le(p + 18, 2) == EM_CUDA) ||
-			(len > 4 && strcmp(name + len - 4, ".ptx") == 0))) {
-		r->raw_fatbin = 1;
-		mi_read(p, n, &im);
-		r->gpu.list = im.list;
-		if (im.error[0] && !im.list.n)
-			snprintf(r->gpu.error, sizeof r->gpu.error, "%s", im.error);
+	if (n >= 20 && (r->raw_fatbin = raw_kind(p, n, name)) != 0) {
+		read_raw_bytes(r, p, n);
 		return;
 	}
 	if (n == 0) {
@@ -356,6 +368,7 @@ void check_free(struct result *r)
 	free(r->runpath);
 	free(r->soname);
 	check_free_unfound(r);
+	cli_loads_free(&r->loads);
 	cli_gpucode_free(&r->gpu);
 }
 

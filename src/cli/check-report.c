@@ -60,7 +60,7 @@ static void print_imports_against(const struct result *r, const struct opts *o, 
 
 static int cuda_free(const struct result *r)
 {
-	return r->rt.linkage == RT_NONE && !r->gpu.list.n && !r->gpu.error[0];
+	return r->rt.linkage == RT_NONE && !r->gpu.list.n && !r->gpu.error[0] && !r->loads.n && !r->built.version;
 }
 
 static void print_imports(const struct result *r, const struct opts *o)
@@ -68,7 +68,8 @@ static void print_imports(const struct result *r, const struct opts *o)
 	size_t known = r->nimports - (size_t)r->nunknown;
 	if (r->nimports == 0) {
 		printf("imports no CUDA driver function%s\n", cuda_free(r) ? "; any driver will do" :
-		       r->rt.linkage == RT_STATIC ? " (its runtime opens the driver at run time)" : "");
+		       r->rt.linkage == RT_STATIC || r->rt.linkage == RT_LOADED ?
+		       " (its runtime opens the driver at run time)" : r->loads.n ? " (it loads CUDA at run time)" : "");
 		return;
 	}
 	if (known)
@@ -108,7 +109,9 @@ static void print_runtime(const struct result *r)
 		return;
 	}
 	runtime_name(rt, name, sizeof name);
-	if (rt->linkage == RT_STATIC)
+	if (rt->linkage == RT_LOADED)
+		printf("%s: loads %s at run time (%s)", r->file, name, rt->from);
+	else if (rt->linkage == RT_STATIC)
 		printf("%s: carries %s, linked statically (%s)", r->file, name, rt->from);
 	else if (rt->linkage == RT_DYNAMIC)
 		printf("%s: needs %s (%s)", r->file, name, rt->from);
@@ -220,6 +223,42 @@ static void family_words(const struct result *r, const struct opts *o, int i, ch
 			 o->gpus[i].minor);
 }
 
+/* SASS whose running on the GPU NVIDIA's documentation does not settle. */
+static void unknown_words(const struct result *r, const struct opts *o, int i, char *buf, size_t size)
+{
+	char name[48], g[16];
+	const struct fb_image *im = r->v.fits[i].image;
+	fb_image_name(im, name, sizeof name);
+	check_gpu_name(o, i, g, sizeof g);
+	if (im->arch == 101 || im->arch == 110)
+		snprintf(buf, size, "unknown: its only code for it is SASS %s, and Jetson Thor is sm_101 to CUDA 12.8 "
+			 "and 12.9, sm_110 from CUDA 13 on; NVIDIA does not say whether a driver runs code built for "
+			 "one name on %s", name, g);
+	else
+		snprintf(buf, size, "unknown: its only code for it is SASS %s, and NVIDIA's binary compatibility "
+			 "rules do not name %s", name, g);
+}
+
+/* Why SASS of the GPU's major does not run there, when a Tegra GPU is why:
+ * ": SASS runs on a Tegra GPU ...", else "". */
+static const char *tegra_words(const struct result *r, const struct opts *o, int i)
+{
+	int gpu = o->gpus[i].major * 10 + o->gpus[i].minor;
+	for (size_t k = 0; k < r->gpu.list.n; k++) {
+		const struct fb_image *im = &r->gpu.list.img[k];
+		if (im->kind != FB_SASS || im->empty || im->arch / 10 != o->gpus[i].major || im->arch % 10 > o->gpus[i].minor ||
+		    im->variant == 'a')
+			continue;
+		if (cli_gpu_tegra(gpu))
+			return ": a Tegra GPU runs only SASS built for its own compute capability (NVIDIA's binary "
+			       "compatibility holds between desktop GPUs alone)";
+		if (cli_gpu_tegra(im->arch))
+			return ": SASS built for a Tegra GPU runs on no other (NVIDIA's binary compatibility holds "
+			       "between desktop GPUs alone)";
+	}
+	return "";
+}
+
 /* What a GPU runs of the file, in words. */
 static void fit_words(const struct result *r, const struct opts *o, int i, char *buf, size_t size)
 {
@@ -227,7 +266,9 @@ static void fit_words(const struct result *r, const struct opts *o, int i, char 
 	char name[48], have[256], d[64];
 	if (fit->image)
 		fb_image_name(fit->image, name, sizeof name);
-	if (r->v.fit_unknown[i])
+	if (fit->how == GPU_UNKNOWN)
+		unknown_words(r, o, i, buf, size);
+	else if (r->v.fit_unknown[i])
 		family_words(r, o, i, buf, size);
 	else if (fit->how == GPU_SASS && o->versus && fit->image->toolkit / 1000 > o->versus / 1000)
 		snprintf(buf, size, "runs its SASS %s (built by CUDA %s: NVIDIA does not promise that a CUDA %s "
@@ -246,8 +287,8 @@ static void fit_words(const struct result *r, const struct opts *o, int i, char 
 			 check_driver_name(fit->ptx_driver, d, sizeof d), cli_version(o->versus));
 	else {
 		image_names(&r->gpu.list, have, sizeof have);
-		snprintf(buf, size, "no code that runs there (it has %s: no SASS for it, no PTX it can JIT-compile)",
-			 have);
+		snprintf(buf, size, "no code that runs there (it has %s: no SASS for it, no PTX it can JIT-compile)%s",
+			 have, tegra_words(r, o, i));
 	}
 }
 
@@ -273,6 +314,10 @@ static void runtime_reason(const struct result *r, const struct opts *o, char *b
 {
 	char name[96], hint[96] = "";
 	int need = r->v.runtime_need;
+	if (r->v.by_built) {
+		check_built_reason(r, o, buf, size);
+		return;
+	}
 	runtime_name(&r->rt, name, sizeof name);
 	if (cli_runtime_minor_compat(r->rt.version) && o->versus >= 11000)
 		snprintf(hint, sizeof hint, "; built with a CUDA %d.x toolkit it would start", o->versus / 1000);
@@ -287,24 +332,34 @@ static void imports_reason(const struct result *r, char *buf, size_t size)
 		 "program loads, and those calls return CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER", r->nmissing);
 }
 
-/* "a CUDA 12.0 driver (branch 525)", "sm_90", or both with "with"; the GPUs joined by "and". */
-static void target_words(const struct opts *o, char *buf, size_t size)
+/* "a CUDA 12.0 driver (branch 525)", "sm_90", or both with "with"; the GPUs
+ * joined by "and".  unknown: the GPUs where whether it runs is unknown
+ * instead, else those are left out. */
+static void target_words(const struct result *r, const struct opts *o, int unknown, char *buf, size_t size)
 {
 	char d[64], g[16];
 	size_t n = 0;
+	int k = 0, count = 0;
 	buf[0] = '\0';
-	if (o->versus)
+	if (o->versus && !unknown)
 		n = (size_t)snprintf(buf, size, "%s", check_driver_name(o->versus, d, sizeof d));
-	for (int i = 0; i < o->ngpus && n < size; i++)
-		n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? (i + 1 == o->ngpus ? " and " : ", ") :
+	for (int i = 0; i < o->ngpus; i++)
+		count += !r->v.fit_unknown[i] == !unknown;
+	for (int i = 0; i < o->ngpus && n < size; i++) {
+		if (!r->v.fit_unknown[i] != !unknown)
+			continue;
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", k ? (k + 1 == count ? " and " : ", ") :
 				      n ? " with " : "", check_gpu_name(o, i, g, sizeof g));
+		k++;
+	}
 }
 
 static const char *decider_words(const struct result *r)
 {
 	switch (r->v.decided_by) {
-	case BY_RUNTIME: return "its CUDA runtime";
-	case BY_GPU_CODE: return "the PTX the GPU would JIT-compile";
+	case BY_RUNTIME: return r->v.by_built ? "the CUDA release it was built for" : "its CUDA runtime";
+	case BY_GPU_CODE: return r->v.code.ptx_only ? "its GPU code, PTX alone, which the driver JIT-compiles" :
+				 "the PTX the GPU would JIT-compile";
 	default: return "its driver imports";
 	}
 }
@@ -318,9 +373,33 @@ static void say_blocker(const struct result *r, const char *head, const char *wh
 		printf("%s: verdict: will not run %s: %s\n", r->file, head, why);
 }
 
+void check_ptx_only_words(const struct result *r, const struct opts *o, char *buf, size_t size)
+{
+	const struct cli_code_need *c = &r->v.code;
+	char name[48], d[64];
+	int n = snprintf(buf, size, "its GPU code is PTX alone (%s, PTX ISA %d.%d; no SASS), which every GPU must "
+			 "JIT-compile", fb_image_name(c->image, name, sizeof name), c->image->isa_major, c->image->isa_minor);
+	if (n < 0 || (size_t)n >= size)
+		return;
+	if (c->beyond)
+		snprintf(buf + n, size - (size_t)n, ", and its ISA is newer than any driver cushim knows JIT-compiles");
+	else if (c->need && o->versus && c->need > o->versus)
+		snprintf(buf + n, size - (size_t)n, ": that needs %s, so it runs on no GPU with a CUDA %s driver",
+			 check_driver_name(c->need, d, sizeof d), cli_version(o->versus));
+	else if (c->need)
+		snprintf(buf + n, size - (size_t)n, ": that needs %s or newer", check_driver_name(c->need, d, sizeof d));
+}
+
 static void print_gpu_blockers(const struct result *r, const struct opts *o, int *said)
 {
 	char why[640], head[160], d[64], g[16];
+	if (!o->ngpus) {
+		snprintf(head, sizeof head, "on %s", check_driver_name(o->versus, d, sizeof d));
+		check_ptx_only_words(r, o, why, sizeof why - 40);
+		strcat(why, "; cushim cannot change that");
+		say_blocker(r, head, why, said);
+		return;
+	}
 	for (int i = 0; i < o->ngpus; i++) {
 		const struct cli_gpu_fit *fit = &r->v.fits[i];
 		if ((fit->how != GPU_NO_CODE && fit->how != GPU_PTX_TOO_NEW) || r->v.fit_unknown[i])
@@ -376,7 +455,7 @@ static void print_cautions(const struct result *r)
 
 static void print_verdict(const struct result *r, const struct opts *o)
 {
-	char target[256], d[64];
+	char target[256], unknown[256], d[64];
 	print_cautions(r);
 	if ((cuda_free(r) && !r->nimports && !r->nfatal) || r->gpu.error[0])
 		return;
@@ -384,19 +463,26 @@ static void print_verdict(const struct result *r, const struct opts *o)
 		print_blockers(r, o);
 		return;
 	}
-	target_words(o, target, sizeof target);
+	target_words(r, o, 0, target, sizeof target);
+	target_words(r, o, 1, unknown, sizeof unknown);
 	printf("%s: verdict: ", r->file);
 	if (target[0]) {
 		printf("runs on %s", target);
 		if (r->nadapted)
 			printf(" under cushim, whose adapters serve %d import%s the driver lacks", r->nadapted,
 			       r->nadapted == 1 ? "" : "s");
-		printf(r->v.need ? "; " : "\n");
 	}
-	if (!r->v.need)
+	if (unknown[0])
+		printf("%sunknown on %s (said above)", target[0] ? "; " : "", unknown);
+	if (target[0] || unknown[0])
+		printf(r->v.need ? "; " : "\n");
+	if (!r->v.need) {
+		if (!target[0] && !unknown[0])
+			printf("any driver will do\n");
 		return;
+	}
 	printf("%s%s %s or newer, set by %s", r->nadapted && r->v.decided_by == BY_IMPORTS ? "without cushim " : "",
-	       target[0] || r->nadapted ? "it needs" : "needs", check_driver_name(r->v.need, d, sizeof d),
+	       target[0] || unknown[0] || r->nadapted ? "it needs" : "needs", check_driver_name(r->v.need, d, sizeof d),
 	       decider_words(r));
 	if (r->v.decided_by != BY_IMPORTS && r->needs)
 		printf(" (its driver imports need CUDA %s)", cli_version(r->needs));
@@ -425,7 +511,8 @@ void check_print_text(const struct result *r, const struct opts *o)
 	if (r->error)
 		return; /* said on stderr */
 	if (r->raw_fatbin) {
-		printf("%s: a fatbin file\n", r->file);
+		printf("%s: a %s file\n", r->file, r->raw_fatbin == RAW_PTX ? "PTX" : r->raw_fatbin == RAW_CUBIN ?
+		       "cubin" : "fatbin");
 	} else {
 		if (r->native == 2)
 			printf("%s: a binary for %s (this cushim is built for %s)\n", r->file, r->machine,
@@ -433,6 +520,7 @@ void check_print_text(const struct result *r, const struct opts *o)
 		printf(r->needed_by ? "%s (needed by %s): " : "%s: ", r->file, r->needed_by);
 		print_imports(r, o);
 		print_runtime(r);
+		check_print_loads(r);
 		print_jit(r, o);
 	}
 	print_gpucode(r, o);

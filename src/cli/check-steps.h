@@ -7,8 +7,12 @@
 #include "cudart.h"
 #include "gpucode.h"
 #include "jitc.h"
+#include "loads.h"
+#include "wheeltag.h"
 
 #define CHECK_MAX_GPUS 16
+struct compat;
+struct tree;
 
 /* What the file is compared with. */
 struct opts {
@@ -21,6 +25,9 @@ struct opts {
 	char gpu_variant[CHECK_MAX_GPUS]; /* 'a', 'f' (sm_90a, sm_100f: NVIDIA's names), or 0 */
 	int ngpus;
 	const char *gpus_from; /* "option" or "driver" */
+	char gpu_names[CHECK_MAX_GPUS][96]; /* --gpu=auto: what the driver calls each, else "" */
+	int emit;              /* --emit: EMIT_DOCKER, EMIT_CONDA, EMIT_VARIANT, or 0 */
+	struct compat *compat; /* a forward-compatibility package in the tree, or NULL */
 };
 
 struct import {
@@ -29,6 +36,8 @@ struct import {
 	int missing;
 	const struct cushim_adapter *adapter; /* newer than the driver, but served by this */
 };
+
+enum { RAW_FATBIN = 1, RAW_CUBIN, RAW_PTX };
 
 /* What stops the file from running, worst first. */
 enum { BY_NONE, BY_RUNTIME, BY_GPU_CODE, BY_IMPORTS };
@@ -40,7 +49,20 @@ struct verdict {
 	int blocked[4];     /* by each of BY_*: it will not run on the driver and GPUs given */
 	int jit_too_new;    /* the PTX its JIT compiler emits by default needs a newer driver than given */
 	struct cli_gpu_fit fits[CHECK_MAX_GPUS];
-	int fit_unknown[CHECK_MAX_GPUS]; /* a family (sm_100f): its GPUs differ in what runs */
+	int fit_unknown[CHECK_MAX_GPUS]; /* a family (sm_100f): its GPUs differ in what runs; or
+					  * GPU_UNKNOWN: NVIDIA does not say whether its SASS runs */
+	struct cli_code_need code;  /* no GPU named: what its kernels need of any GPU's driver */
+	int by_built;       /* runtime_need is the release it was built for, not a runtime's */
+};
+
+/* The CUDA release a file was built for, from what it carries
+ * (check-loads.c): the runtime and libraries it loads, its GPU code's
+ * compiler, its wheel. */
+struct built {
+	int version;       /* 12090; or 12000 with major_only; 0 unknown */
+	int major_only;
+	char from[400];    /* how that is known */
+	int declared;      /* from its wheel's name or METADATA alone */
 };
 
 /* A library a file of a tree needs that the loader cannot load
@@ -56,7 +78,7 @@ struct result {
 	char *file;      /* as shown */
 	char *needed_by; /* NULL for a file named on the command line */
 	char *error;     /* set: could not be read */
-	int raw_fatbin;  /* a .fatbin file, not a program */
+	int raw_fatbin;  /* GPU code on its own, not a program: RAW_FATBIN, RAW_CUBIN or RAW_PTX */
 	const char *machine; /* the ELF machine's name */
 	int native;          /* 1: this machine's, 2: another's */
 	struct import *imports;
@@ -74,6 +96,12 @@ struct result {
 	struct cli_runtime rt;
 	struct cli_jit jit;
 	struct cli_gpucode gpu;
+	struct cli_loads loads;  /* the CUDA libraries it loads at run time */
+	int gpu_release;         /* its GPU code's compiler release line (12090), 0 none */
+	char gpu_release_text[64];
+	int gpu_release_unpacked; /* read from a compressed image's head */
+	const struct wheel_tag *tag; /* the wheel it is a member of, or NULL */
+	struct built built;
 	struct verdict v;
 };
 
@@ -88,6 +116,8 @@ struct env {
 	long jit;                   /* the JIT compiler whose default PTX needs the newest driver: -1 none */
 	int optional;               /* Python extension modules that cannot load (a caution) */
 	long optional_first;
+	int unloaded;               /* files that load a CUDA library at run time that nothing provides */
+	long unloaded_first;
 	int gpu_lacking[CHECK_MAX_GPUS];
 	long gpu_first[CHECK_MAX_GPUS];
 };
@@ -102,6 +132,49 @@ void env_print_inputs_json(const struct tree *t);
 int env_limits(const struct env *e, const struct result *r);
 int env_status(const struct result *r); /* check_status, but CLI_OK for a module that cannot load */
 void env_print_row(const struct result *r, const struct opts *o);
+
+/* --emit (check-emit.c): the environment's needs in another tool's terms. */
+enum { EMIT_DOCKER = 1, EMIT_CONDA, EMIT_VARIANT };
+int check_emit_format(const char *name); /* EMIT_*, or 0 */
+/* The compute capabilities of NVIDIA's GPUs on which every file with
+ * kernels (among those whose name begins with prefix; NULL: all) runs, and
+ * whether every one carries PTX that later GPUs JIT-compile (open). */
+#define ARCHSET_MAX 64
+struct archset {
+	int n, open, files;
+	struct cli_gpu_arch cc[ARCHSET_MAX];
+	unsigned char runs[ARCHSET_MAX];
+	int need[ARCHSET_MAX]; /* the driver its PTX needs there, where it is PTX that runs; 0 none */
+};
+void check_archset(const struct result *rs, size_t n, const char *prefix, struct archset *s);
+struct env;
+void check_emit(const struct env *e, const struct result *rs, size_t n, const struct opts *o);
+/* Each wheel whose name, version, requirements or variant label say
+ * otherwise than its files (check-declared.c): one line each, on out. */
+void check_declared(const struct tree *t, const struct result *rs, size_t n, FILE *out, const char *lead);
+
+/* NVIDIA's forward-compatibility package (a libcuda.so carrying the note
+ * .note.cuda.fwd_compatibility) found in a tree (check-compat.c): whether
+ * the driver given uses it, and whether each GPU accepts it. */
+enum { COMPAT_UNKNOWN, COMPAT_ACCEPTED, COMPAT_REFUSED };
+struct compat {
+	char path[4096];
+	char cuda_text[16], drivers[128], devices[128]; /* the note's fields */
+	int cuda;      /* the note's CUDA version (13010), 0 when it does not say */
+	int host;      /* the driver given, which the package stands in for; 0 none */
+	int branch;    /* its branch, 0 unknown */
+	int used;      /* 1: the package is the driver programs see; 0: not; -1: cannot tell */
+	int gpu[CHECK_MAX_GPUS]; /* COMPAT_*: whether each GPU accepts it */
+	int refused;   /* a GPU refuses it: cuInit fails with 804 */
+};
+/* Finds the package among the tree's libraries, and judges it against the
+ * driver and GPUs given: where it is used and accepted, o->versus becomes
+ * the CUDA version it provides.  0 when there is none. */
+int check_compat(const struct tree *t, struct opts *o, struct compat *c);
+void check_compat_print(const struct compat *c, const struct opts *o);
+void check_compat_json(const struct compat *c, const struct opts *o);
+/* The verdict's reason where a GPU refuses it (error 804), in words. */
+void check_compat_refusal(const struct compat *c, const struct opts *o, char *buf, size_t size);
 
 /* The libraries a file needs (check-needed.c). */
 int check_cuda_library(const char *name); /* a CUDA library, by its name */
@@ -118,6 +191,28 @@ void check_unfound_words(const struct unfound *u, char *buf, size_t size);
 /* The same without "it needs X": ", which nothing ...", ", and the loader ...". */
 const char *check_unfound_tail(const struct unfound *u, char *buf, size_t size);
 void check_free_unfound(struct result *r);
+
+/* What a file loads at run time and the release it was built for
+ * (check-loads.c): read with the file; resolved as the loader would inside
+ * the tree (rpath and runpath expanded); then settled: the runtime it
+ * loads becomes its runtime, and the release it was built for is known. */
+void check_loads_read(struct result *r, Elf *elf);
+struct tree;
+void check_loads_resolve(const struct tree *t, struct result *r, const char *origin, const char *rpath,
+			 const char *runpath);
+void check_loads_settle(struct result *r);
+/* Its lines of text: what it loads, found or not, and the release it was
+ * built for; and --json's "loads" and "built_for". */
+void check_print_loads(const struct result *r);
+void check_json_loads(const struct result *r);
+/* The first library it loads that nothing provides, or NULL; in words:
+ * "loads libcudart.so.12 at run time; this tree has none: the
+ * nvidia-cuda-runtime-cu12 wheel provides it". */
+const struct cli_load *check_first_unloaded(const struct result *r);
+void check_unloaded_words(const struct result *r, const struct cli_load *l, char *buf, size_t size);
+/* "its CUDA runtime" or "the CUDA release it was built for": what sets
+ * runtime_need. */
+void check_built_reason(const struct result *r, const struct opts *o, char *buf, size_t size);
 
 void check_read(struct result *r, const char *path);
 /* p[0..n): a file already in memory, named name (a wheel's member). */
@@ -137,5 +232,8 @@ void check_print_json_file(const struct result *r, const struct opts *o, int fir
 const char *check_driver_name(int version, char *buf, size_t size); /* "CUDA 12.0 (branch 525)" */
 /* The i-th GPU asked for, as it was named: "sm_90", "sm_100f". */
 const char *check_gpu_name(const struct opts *o, int i, char *buf, size_t size);
+/* No GPU named, and its kernels are PTX alone: what the driver needs to
+ * JIT-compile them, in words (check-report.c). */
+void check_ptx_only_words(const struct result *r, const struct opts *o, char *buf, size_t size);
 
 #endif

@@ -5,6 +5,7 @@
 #ifndef CUSHIM_CLI_CHECK_TREE_H
 #define CUSHIM_CLI_CHECK_TREE_H
 #include <stddef.h>
+#include "wheeltag.h"
 
 struct tree_lib {
 	char *name; /* a file name (a symlink's own name counts) */
@@ -23,6 +24,7 @@ struct tree_input {
 	char *about;       /* INPUT_PYTHON: the interpreter's own path and version, or NULL */
 	int missing;       /* INPUT_SITE: a folder the interpreter names that does not exist */
 	int system;        /* a folder: the kernel's and the system's folders met in it and not walked */
+	struct wheel_tag tag; /* INPUT_WHEEL: what its name and METADATA declare of CUDA */
 };
 
 struct tree {
@@ -67,9 +69,14 @@ int tree_has_file(const struct tree *t, const char *path);
 /* A wheel's members that cushim check judges, added as WHEEL:MEMBER
  * (check-wheel.c): 0, or -1 (said) when it cannot be read. */
 int tree_wheel(struct tree *t, const char *path);
+/* The wheel named as an input whose member path is (WHEEL:MEMBER), or NULL. */
+const struct tree_input *tree_wheel_of(const struct tree *t, const char *path);
 /* How many times the archive at path was opened to be read (check-wheel.c):
  * once to list it, then at most once by each thread that reads its members. */
 unsigned long tree_wheel_opens(const char *path);
+/* How many of its members were inflated whole through libdeflate (the rest,
+ * if any, through libzip). */
+unsigned long tree_wheel_inflated(const char *path);
 /* Closes the archive this thread keeps open between members (each reading
  * thread, when it is done); then forgets what was counted, once every
  * thread is done (tree_wheels_done). */

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "check-steps.h"
 #include "check-tree.h"
+#include "unpack.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,17 @@ static const char *member_split(const char *path)
 	return NULL;
 }
 
+const struct tree_input *tree_wheel_of(const struct tree *t, const char *path)
+{
+	const char *sep = strstr(path, ".whl:");
+	size_t len = sep ? (size_t)(sep + 4 - path) : 0;
+	for (size_t i = 0; sep && i < t->ninputs; i++)
+		if (t->inputs[i].kind == INPUT_WHEEL && strlen(t->inputs[i].path) == len &&
+		    strncmp(t->inputs[i].path, path, len) == 0)
+			return &t->inputs[i];
+	return NULL;
+}
+
 #ifdef HAVE_LIBZIP
 #include <pthread.h>
 #include <zip.h>
@@ -86,12 +98,14 @@ static void release(unsigned long long n)
 struct opened {
 	char *path;
 	unsigned long n;
+	unsigned long inflated; /* members inflated whole through libdeflate */
 };
 static pthread_mutex_t opened_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct opened *opened;
 static size_t nopened, capopened;
 
-static void count_open(const char *path)
+/* One more open (opens) or member inflated through libdeflate of the wheel at path. */
+static void count(const char *path, unsigned long opens, unsigned long inflated)
 {
 	char *copy = strdup(path);
 	size_t k;
@@ -104,23 +118,39 @@ static void count_open(const char *path)
 		if (nopened == capopened &&
 		    !(opened = realloc(opened, (capopened = capopened * 2 + 8) * sizeof *opened)))
 			abort();
-		opened[nopened++] = (struct opened){ copy, 0 };
+		opened[nopened++] = (struct opened){ copy, 0, 0 };
 		copy = NULL;
 	}
-	opened[k].n++;
+	opened[k].n += opens;
+	opened[k].inflated += inflated;
 	pthread_mutex_unlock(&opened_lock);
 	free(copy);
 }
 
-unsigned long tree_wheel_opens(const char *path)
+static void count_open(const char *path)
+{
+	count(path, 1, 0);
+}
+
+static unsigned long counted(const char *path, int inflated)
 {
 	unsigned long n = 0;
 	pthread_mutex_lock(&opened_lock);
 	for (size_t k = 0; k < nopened; k++)
 		if (strcmp(opened[k].path, path) == 0)
-			n = opened[k].n;
+			n = inflated ? opened[k].inflated : opened[k].n;
 	pthread_mutex_unlock(&opened_lock);
 	return n;
+}
+
+unsigned long tree_wheel_opens(const char *path)
+{
+	return counted(path, 0);
+}
+
+unsigned long tree_wheel_inflated(const char *path)
+{
+	return counted(path, 1);
 }
 
 /* check: the stricter consistency checks, once, when the wheel is listed.
@@ -155,9 +185,59 @@ static int wheel_mark(const char *name)
 	return slash && strcmp(slash, "/WHEEL") == 0 && slash - name > 10 && strncmp(slash - 10, ".dist-info", 10) == 0;
 }
 
+/* NAME-VERSION.dist-info/METADATA, at the wheel's top. */
+static int metadata_named(const char *name)
+{
+	const char *slash = strchr(name, '/');
+	return slash && strcmp(slash, "/METADATA") == 0 && slash - name > 10 && strncmp(slash - 10, ".dist-info", 10) == 0;
+}
+
+/* NAME-VERSION.dist-info/variant.json (PEP 817), at the wheel's top. */
+static int variant_named(const char *name)
+{
+	const char *slash = strchr(name, '/');
+	return slash && strcmp(slash, "/variant.json") == 0 && slash - name > 10 &&
+	       strncmp(slash - 10, ".dist-info", 10) == 0;
+}
+
+/* A small member read whole (a few kilobytes; one of more than 1 MiB is
+ * not read): malloc'd, its size in n, or NULL. */
+static char *read_small(zip_t *z, const char *name, size_t *n)
+{
+	zip_stat_t st;
+	zip_file_t *f;
+	if (!name || zip_stat(z, name, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE) || st.size > (1u << 20) ||
+	    !(f = zip_fopen(z, name, 0)))
+		return NULL;
+	char *text = malloc(st.size + 1);
+	zip_int64_t got = text ? zip_fread(f, text, st.size) : -1;
+	zip_fclose(f);
+	if (got <= 0) {
+		free(text);
+		return NULL;
+	}
+	*n = (size_t)got;
+	return text;
+}
+
+/* What the wheel declares of CUDA: its file name, its METADATA's
+ * requirements, and a variant's properties. */
+static void read_tag(zip_t *z, const char *path, const char *metadata, const char *variant, struct wheel_tag *tag)
+{
+	size_t n;
+	char *text;
+	wheel_tag_name(path, tag);
+	if ((text = read_small(z, metadata, &n)))
+		wheel_tag_metadata(text, n, tag);
+	free(text);
+	if ((text = read_small(z, variant, &n)))
+		wheel_tag_variant(text, n, path, tag);
+	free(text);
+}
+
 int tree_wheel(struct tree *t, const char *path)
 {
-	char why[256], member[4096];
+	char why[256], member[4096], *metadata = NULL, *variant = NULL;
 	zip_t *z = open_wheel(path, 1, why, sizeof why);
 	int marked = 0;
 	if (!z) {
@@ -169,16 +249,24 @@ int tree_wheel(struct tree *t, const char *path)
 	for (zip_int64_t i = 0; i < n; i++) {
 		const char *name = zip_get_name(z, (zip_uint64_t)i, ZIP_FL_ENC_GUESS);
 		marked |= name && wheel_mark(name);
+		if (name && !metadata && metadata_named(name) && !(metadata = strdup(name)))
+			abort();
+		if (name && !variant && variant_named(name) && !(variant = strdup(name)))
+			abort();
 		if (!name || !member_judged(name))
 			continue;
 		if ((size_t)snprintf(member, sizeof member, "%s:%s", path, name) >= sizeof member)
 			continue;
 		tree_add_member(t, member);
 	}
-	zip_discard(z);
 	struct tree_input *in = tree_input_add(t, path, marked ? INPUT_WHEEL : INPUT_ZIP);
 	in->files = t->nfiles - before;
 	in->members = n > 0 ? (size_t)n : 0;
+	if (marked)
+		read_tag(z, path, metadata, variant, &in->tag);
+	free(metadata);
+	free(variant);
+	zip_discard(z);
 	return 0;
 }
 
@@ -235,8 +323,40 @@ static const char *too_big(const zip_stat_t *st, char *buf, size_t size)
 	return buf;
 }
 
+/* A deflated member whose bytes the reader must have whole: its stored
+ * bytes read raw and inflated in one call through libdeflate (unpack.c),
+ * into p.  1 done, -1 failed (why says so), 0 not taken: stored or
+ * encrypted, or a build without libdeflate (libzip reads it then). */
+static int inflate_raw(zip_t *z, const char *name, const zip_stat_t *st, unsigned char *p, char *why, size_t size)
+{
+#ifdef HAVE_LIBDEFLATE
+	zip_file_t *f;
+	char whynot[160];
+	if (!(st->valid & ZIP_STAT_COMP_METHOD) || st->comp_method != ZIP_CM_DEFLATE || !(st->valid & ZIP_STAT_CRC) ||
+	    ((st->valid & ZIP_STAT_ENCRYPTION_METHOD) && st->encryption_method != ZIP_EM_NONE))
+		return 0;
+	unsigned char *in = malloc(st->comp_size ? (size_t)st->comp_size : 1);
+	if (!in || !(f = zip_fopen(z, name, ZIP_FL_COMPRESSED))) {
+		free(in);
+		return 0;
+	}
+	zip_int64_t got = zip_fread(f, in, st->comp_size);
+	zip_fclose(f);
+	int rc = got < 0 || (zip_uint64_t)got != st->comp_size ? -1 :
+		 cli_inflate_member(in, (size_t)st->comp_size, p, (size_t)st->size, st->crc, whynot, sizeof whynot);
+	free(in);
+	if (rc == -1)
+		snprintf(why, size, "cannot be read from the wheel (%s): the archive is damaged or cut off",
+			 got < 0 || (zip_uint64_t)got != st->comp_size ? "fewer bytes than recorded" : whynot);
+	return rc == 0 ? 1 : rc == -1 ? -1 : 0;
+#else
+	(void)z, (void)name, (void)st, (void)p, (void)why, (void)size;
+	return 0;
+#endif
+}
+
 /* The member's bytes, malloc'd, or NULL with why. */
-static unsigned char *read_member(zip_t *z, const char *name, size_t *n, char *why, size_t size)
+static unsigned char *read_member(zip_t *z, const char *name, size_t *n, int *raw_done, char *why, size_t size)
 {
 	zip_stat_t st;
 	const char *big;
@@ -248,6 +368,12 @@ static unsigned char *read_member(zip_t *z, const char *name, size_t *n, char *w
 	if ((big = too_big(&st, why, size)))
 		return big == why ? NULL : (snprintf(why, size, "%s", big), NULL);
 	unsigned char *p = malloc(st.size ? (size_t)st.size : 1);
+	int raw = p ? inflate_raw(z, name, &st, p, why, size) : 0;
+	if (raw) {
+		*n = (size_t)st.size;
+		*raw_done = raw > 0;
+		return raw > 0 ? p : (free(p), NULL);
+	}
 	if (!p || !(f = zip_fopen(z, name, 0))) {
 		snprintf(why, size, "cannot be read from the wheel: %s", p ? zip_strerror(z) : "out of memory");
 		free(p);
@@ -275,9 +401,14 @@ int check_read_wheel_member(struct result *r, const char *path, check_memory_fn 
 	snprintf(wheel, sizeof wheel, "%.*s", (int)(sep - path), path);
 	zip_t *z = wheel_for(wheel, why, whysize);
 	zip_stat_t st;
-	unsigned long long held = z && zip_stat(z, sep + 1, 0, &st) == 0 && st.size <= WHEEL_MEMBER_MAX ? st.size : 0;
+	/* the member whole, and its compressed bytes while it is inflated */
+	unsigned long long held = z && zip_stat(z, sep + 1, 0, &st) == 0 && st.size <= WHEEL_MEMBER_MAX ?
+				  st.size + ((st.valid & ZIP_STAT_COMP_SIZE) && st.comp_size <= st.size ? st.comp_size : 0) : 0;
 	hold(held);
-	unsigned char *p = z ? read_member(z, sep + 1, &n, why, whysize) : NULL;
+	int raw = 0;
+	unsigned char *p = z ? read_member(z, sep + 1, &n, &raw, why, whysize) : NULL;
+	if (p && raw)
+		count(wheel, 0, 1);
 	if (p)
 		take(r, p, n, sep + 1);
 	else
@@ -288,6 +419,12 @@ int check_read_wheel_member(struct result *r, const char *path, check_memory_fn 
 }
 #else
 unsigned long tree_wheel_opens(const char *path)
+{
+	(void)path;
+	return 0;
+}
+
+unsigned long tree_wheel_inflated(const char *path)
 {
 	(void)path;
 	return 0;

@@ -22,7 +22,7 @@
 
 struct args {
 	struct opts o;
-	const char *libopt, *driver_arg, *gpu_arg, *python;
+	const char *libopt, *driver_arg, *gpu_arg, *python, *emit_arg;
 	int recursive, want_python;
 	struct cli_lib lib; /* --lib, found once its value is read */
 };
@@ -51,7 +51,7 @@ static int parse_driver(const char *value, struct opts *o)
 static int usage(int status)
 {
 	const char *u = "[--driver-version=X.Y] [--gpu=sm_XY|auto] [--recursive] [--json] [--verbose] [--lib=PATH]\n"
-			"       [--python[=INTERPRETER]] [FILE|FOLDER...]";
+			"       [--emit=docker|conda|variant] [--python[=INTERPRETER]] [FILE|FOLDER...]";
 	if (status == CLI_OK)
 		printf("Usage: cushim check %s\n", u);
 	else
@@ -89,6 +89,7 @@ static int parse(int argc, char **argv, struct args *a)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "lib", required_argument, NULL, 'L' },
 		{ "python", optional_argument, NULL, 'p' },
+		{ "emit", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -103,12 +104,21 @@ static int parse(int argc, char **argv, struct args *a)
 		case 'v': a->o.verbose = 1; break;
 		case 'L': a->libopt = optarg; break;
 		case 'p': a->want_python = 1, a->python = optarg; break;
+		case 'e': a->emit_arg = optarg; break;
 		case 'h': return usage(CLI_OK) == CLI_OK ? 1 : -1;
 		default: return bad_option(c, argv[optind - 1], longopts), -1;
 		}
 	}
 	if (a->driver_arg && parse_driver(a->driver_arg, &a->o) != 0)
 		return -1;
+	if (a->emit_arg && !(a->o.emit = check_emit_format(a->emit_arg))) {
+		cli_error("--emit=%s: not a format cushim check writes; use docker, conda or variant", a->emit_arg);
+		return -1;
+	}
+	if (a->o.emit && a->o.json) {
+		cli_error("--emit and --json each say the verdict their own way: give one");
+		return -1;
+	}
 	if (a->python && !*a->python) {
 		cli_error("--python= names no interpreter; --python alone asks python3");
 		return -1;
@@ -141,8 +151,10 @@ static int gpus_here(struct args *a)
 		for (k = 0; k < a->o.ngpus; k++)
 			if (a->o.gpus[k].major == g[i].major && a->o.gpus[k].minor == g[i].minor)
 				break;
-		if (k == a->o.ngpus && a->o.ngpus < CHECK_MAX_GPUS)
+		if (k == a->o.ngpus && a->o.ngpus < CHECK_MAX_GPUS) {
+			snprintf(a->o.gpu_names[a->o.ngpus], sizeof a->o.gpu_names[0], "%s", g[i].name);
 			a->o.gpus[a->o.ngpus++] = (struct cli_gpu_arch){ g[i].major, g[i].minor };
+		}
 	}
 	a->o.gpus_from = "driver";
 	return 0;
@@ -308,6 +320,7 @@ static void resolve_in_tree(struct work *w, size_t j, struct result *r, int recu
 			add_job(w, strdup(found), strdup(found), strdup(r->file), NULL);
 		free(name);
 	}
+	check_loads_resolve(&w->tree, r, origin, rp, run);
 	free(rp);
 	free(run);
 }
@@ -330,14 +343,28 @@ static void keep_result(struct work *w, const struct result *r)
 	w->kept[w->nkept++] = *r;
 }
 
+static void free_kept(struct work *w)
+{
+	for (size_t k = 0; k < w->nkept; k++)
+		check_free(&w->kept[k]);
+	free(w->kept);
+}
+
 /* An environment: its verdict, then the files that limit it (all with
- * --verbose). */
+ * --verbose); or with --emit, its needs in another tool's terms. */
 static void report_env(struct work *w, const struct opts *o)
 {
 	struct env e;
 	env_judge(&e, w->kept, w->nkept, o);
+	if (o->emit) {
+		check_emit(&e, w->kept, w->nkept, o);
+		check_declared(&w->tree, w->kept, w->nkept, stderr, "cushim: ");
+		free_kept(w);
+		return;
+	}
 	if (!o->json) {
 		env_print_text(&e, w->kept, w->nkept, o);
+		check_declared(&w->tree, w->kept, w->nkept, stdout, "environment: caution: ");
 		env_print_inputs(&w->tree, o);
 	}
 	size_t quiet = 0;
@@ -359,9 +386,7 @@ static void report_env(struct work *w, const struct opts *o)
 		env_print_json(&e, w->kept, o, &w->tree);
 		printf("}\n");
 	}
-	for (size_t k = 0; k < w->nkept; k++)
-		check_free(&w->kept[k]);
-	free(w->kept);
+	free_kept(w);
 }
 
 /* One file read and judged: what needs no other file's result. */
@@ -371,8 +396,12 @@ static void read_one(struct work *w, size_t j, const struct args *a, struct resu
 	r->file = strdup(jb->shown);
 	r->needed_by = jb->needed_by ? strdup(jb->needed_by) : NULL;
 	check_read(r, jb->path);
+	const struct tree_input *wheel = jb->in_tree ? tree_wheel_of(&w->tree, jb->path) : NULL;
+	r->tag = wheel ? &wheel->tag : NULL;
 	if (jb->in_tree && !r->error && r->native == 1)
 		resolve_in_tree(w, j, r, a->recursive);
+	if (!r->error)
+		check_loads_settle(r);
 	check_judge(r, &a->o);
 }
 
@@ -518,9 +547,12 @@ int cmd_check(int argc, char **argv)
 		free_work(&w);
 		return CLI_ERROR;
 	}
+	static struct compat compat;
+	if (w.tree.ninputs)
+		check_compat(&w.tree, &a.o, &compat);
 	if (a.o.json)
 		check_print_json_head(&a.o);
-	w.env = w.tree.ninputs > 0;
+	w.env = w.tree.ninputs > 0 || a.o.emit;
 	if (w.env && !a.recursive)
 		check_all_parallel(&w, &a);
 	else
@@ -530,7 +562,7 @@ int cmd_check(int argc, char **argv)
 		report_env(&w, &a.o);
 	else if (a.o.json)
 		printf("\n  ]}\n");
-	else if (no_driver && w.any_cuda)
+	else if (no_driver && w.any_cuda && !a.o.emit)
 		printf("(%s; use --driver-version=X.Y to see what a given driver lacks)\n", no_driver);
 	tree_wheels_done();
 	free_work(&w);

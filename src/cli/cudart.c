@@ -13,6 +13,7 @@
 #include "table.h"
 #include "rtmarks.h"
 #include "fatbin.h"
+#include "unpack.h"
 #include <ctype.h>
 #include <gelf.h>
 #include <limits.h>
@@ -67,6 +68,7 @@ struct marks {
 	int error_text;   /* the runtime's error message is there */
 	int names;        /* newest driver function named */
 	const char *newest_name;
+	int unpacked;     /* the release came from a compressed image's head */
 };
 
 static void find_marks(const unsigned char *p, size_t n, void *arg)
@@ -162,14 +164,27 @@ static void self_runtime(const struct cli_runtime_in *in, struct cli_runtime *rt
 }
 
 /* The compiler's release line ("Cuda compilation tools, release 13.0") near
- * the start of each GPU image: nvcc writes it into the images it builds,
- * and links its own toolkit's static runtime beside them. */
+ * the start of each GPU image: nvcc writes it into the PTX it builds, and
+ * links its own toolkit's static runtime beside it.  A compressed PTX
+ * image's head is unpacked to read it (unpack.c), never more than that. */
 #define IMAGE_HEAD 4096
 
-static void find_release_in_head(const unsigned char *p, size_t n, void *arg)
+static void find_release_in_head(const struct fb_head *h, void *arg)
 {
 	struct marks *m = arg;
-	rt_find_release(p, n, &m->release, m->release_text, sizeof m->release_text);
+	unsigned char head[IMAGE_HEAD];
+	long n;
+	if (!h->method) {
+		int before = m->release;
+		rt_find_release(h->p, h->n, &m->release, m->release_text, sizeof m->release_text);
+		if (m->release != before)
+			m->unpacked = 0;
+	} else if (h->kind == FB_PTX && (n = cli_unpack_head(h->method, h->p, h->n, head, sizeof head)) > 0) {
+		int before = m->release;
+		rt_find_release(head, (size_t)n, &m->release, m->release_text, sizeof m->release_text);
+		if (m->release != before)
+			m->unpacked = 1;
+	}
 }
 
 static void gpu_code_release(Elf *elf, struct marks *m)
@@ -184,6 +199,24 @@ static void gpu_code_release(Elf *elf, struct marks *m)
 		    (d = elf_rawdata(scn, NULL)) && d->d_buf)
 			fb_each_head(d->d_buf, d->d_size, IMAGE_HEAD, find_release_in_head, m);
 	}
+}
+
+int cli_gpu_release(Elf *elf, char *text, size_t size, int *unpacked)
+{
+	struct marks m = { 0 };
+	gpu_code_release(elf, &m);
+	snprintf(text, size, "%s", m.release_text);
+	*unpacked = m.unpacked;
+	return m.release;
+}
+
+void cli_gpu_release_raw(const unsigned char *p, size_t n, int *release, char *text, size_t size, int *unpacked)
+{
+	struct marks m = { 0 };
+	fb_each_head(p, n, IMAGE_HEAD, find_release_in_head, &m);
+	*release = m.release;
+	snprintf(text, size, "%s", m.release_text);
+	*unpacked = m.unpacked;
 }
 
 /* The release: the host's own marks, else the line of the compiler that

@@ -223,6 +223,15 @@ static int known_arch(int arch, char variant)
 	return 0;
 }
 
+int cli_gpu_known(size_t i, struct cli_gpu_arch *gpu)
+{
+	if (i >= sizeof known_archs / sizeof *known_archs)
+		return 0;
+	gpu->major = known_archs[i] / 10;
+	gpu->minor = known_archs[i] % 10;
+	return 1;
+}
+
 /* Digits, at least one: their value, or -1 (and *s past them). */
 static int digits(const char **s)
 {

@@ -3,17 +3,18 @@
 # (tests/fuzz) compile the same list of sources, without main.c.
 noinst_LTLIBRARIES += libcushim_cli.la
 libcushim_cli_la_SOURCES = src/cli/run.c src/cli/check.c src/cli/check-read.c src/cli/check-judge.c \
-	src/cli/check-report.c src/cli/check-json.c src/cli/check-steps.h src/cli/check-tree.c src/cli/check-tree.h src/cli/check-env.c src/cli/check-wheel.c src/cli/check-needed.c src/cli/check-inputs.c src/cli/jitc.c src/cli/jitc.h \
-	src/cli/check-python.c src/cli/cudart.c src/cli/cudart.h \
+	src/cli/check-report.c src/cli/check-json.c src/cli/check-steps.h src/cli/check-tree.c src/cli/check-tree.h src/cli/check-env.c src/cli/check-wheel.c src/cli/check-needed.c src/cli/check-inputs.c src/cli/check-loads.c src/cli/check-compat.c src/cli/check-emit.c src/cli/check-declared.c src/cli/jitc.c src/cli/jitc.h \
+	src/cli/check-python.c src/cli/cudart.c src/cli/cudart.h src/cli/unpack.c src/cli/unpack.h src/cli/loads.c src/cli/loads.h src/cli/wheeltag.c src/cli/wheeltag.h \
 	src/cli/calls.c src/cli/demangle.c src/cli/gpucode.c src/cli/gpucode.h src/cli/gpus.c src/cli/doctor.c src/cli/symbols.c \
 	src/cli/machine.c src/cli/timeline-cmd.c src/cli/timeline-merge.c src/cli/tlscan.c src/cli/tlscan.h src/cli/summary-cmd.c src/cli/trace-cmd.c src/cli/run-checks.c \
 	src/cli/jsonread.c src/cli/jsonread.h src/cli/lib.c src/cli/findlib.c src/cli/json.c src/cli/cli.h src/cli/util.c
 nodist_libcushim_cli_la_SOURCES = $(GENERATED)
 CLI_CPPFLAGS = $(AM_CPPFLAGS) -DCUSHIM_LIBDIR='"$(libdir)"'
 libcushim_cli_la_CPPFLAGS = $(CLI_CPPFLAGS)
-libcushim_cli_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS)
-# What links the command's library links the C++ runtime's demangler too.
-libcushim_cli_la_LIBADD = $(DEMANGLE_LIBS)
+libcushim_cli_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS) $(LZ4_CFLAGS) $(ZSTD_CFLAGS) $(DEFLATE_CFLAGS)
+# What links the command's library links the C++ runtime's demangler and the
+# decompressors too.
+libcushim_cli_la_LIBADD = $(DEMANGLE_LIBS) $(LZ4_LIBS) $(ZSTD_LIBS) $(DEFLATE_LIBS)
 
 bin_PROGRAMS += cushim
 cushim_SOURCES = src/cli/main.c

@@ -245,9 +245,15 @@ void fb_each_head(const unsigned char *p, size_t n, size_t head, fb_head_fn *fn,
 			uint64_t ehsize = fb_le(p + e + 4, 4), esize = fb_le(p + e + 8, 8);
 			if (ehsize < FB_ENTRY || ehsize > end - e || esize > end - e - ehsize)
 				return;
-			uint64_t whole = ehsize + esize, flags = fb_le(p + e + 40, 8);
-			if (!(flags & (FB_FLAG_LZ4 | FB_FLAG_ZSTD)) && fb_le(p + e + 16, 4) == 0)
-				fn(p + e, (size_t)(whole < head ? whole : head), arg);
+			uint64_t whole = ehsize + esize, flags = fb_le(p + e + 40, 8), packed = fb_le(p + e + 16, 4);
+			struct fb_head h = { p + e, (size_t)(whole < head ? whole : head), 0, (int)fb_le(p + e, 2) };
+			if (flags & (FB_FLAG_LZ4 | FB_FLAG_ZSTD)) {
+				h.p = p + e + ehsize;
+				h.n = (size_t)(packed && packed <= esize ? packed : esize);
+				h.method = flags & FB_FLAG_ZSTD ? FB_ZSTD : FB_LZ4;
+			}
+			if (h.method || !packed)
+				fn(&h, arg);
 			e += (size_t)whole;
 		}
 		at += (size_t)(hsize + size);

@@ -50,12 +50,20 @@ int fb_read_one(const unsigned char *p, size_t n, uint64_t base, struct fb_list 
  * to out.  0, or -1 with why. */
 int fb_read_cubin(const unsigned char *p, size_t n, struct fb_list *out, char *why, size_t whysize);
 void fb_free(struct fb_list *l);
-/* Calls fn on the start of each image stored uncompressed in the fatbins
- * laid one after another in p[0..n): its header and its first bytes, at
- * most `head` in all (a compressed image's bytes are not its text).  Walks
- * as far as the layout holds (a reader of marks, not a judge: fb_read_region
- * says what is wrong). */
-typedef void fb_head_fn(const unsigned char *p, size_t n, void *arg);
+/* Calls fn on the start of each image in the fatbins laid one after another
+ * in p[0..n): for one stored uncompressed, its header and its first bytes,
+ * at most `head` in all (method 0); for one compressed, its compressed
+ * payload whole (method FB_LZ4 or FB_ZSTD: the caller unpacks what it
+ * needs; an image compressed by a method the header does not name is
+ * passed over).  Walks as far as the layout holds (a reader of marks, not a
+ * judge: fb_read_region says what is wrong). */
+struct fb_head {
+	const unsigned char *p;
+	size_t n;
+	int method; /* 0, FB_LZ4 or FB_ZSTD */
+	int kind;   /* FB_PTX, FB_SASS, ... */
+};
+typedef void fb_head_fn(const struct fb_head *h, void *arg);
 void fb_each_head(const unsigned char *p, size_t n, size_t head, fb_head_fn *fn, void *arg);
 /* A little-endian number of 2, 4 or 8 bytes. */
 uint64_t fb_le(const unsigned char *p, int bytes);

@@ -210,6 +210,20 @@ void nvenv_read(struct nvenv *e, const char *libcuda)
 	e->order = getenv("CUDA_DEVICE_ORDER");
 }
 
+void nvenv_read_compat(struct nvenv *e, const char *libcuda)
+{
+	memset(e, 0, sizeof *e);
+	compat_note(e, libcuda);
+}
+
+int nvenv_compat_cuda(const struct nvenv *e)
+{
+	int major, minor;
+	if (!e->compat || sscanf(e->compat_cuda, "%d.%d", &major, &minor) != 2 || major <= 0 || minor < 0 || minor > 9)
+		return 0;
+	return major * 1000 + minor * 10;
+}
+
 int nvenv_visible_count(const char *visible, int ndev)
 {
 	int n = 0;
@@ -258,14 +272,19 @@ int nvenv_forward(const struct nvenv *e)
 	return e->compat && e->user[0] && e->kernel[0] && release_cmp(e->user, e->kernel) > 0;
 }
 
-/* Is the kernel module's branch among the note's drivers ("535,550,580")? */
-static int compat_accepts(const struct nvenv *e)
+int nvenv_compat_lists(const struct nvenv *e, int driver_branch)
 {
 	char list[sizeof e->compat_drivers + 2];
 	char want[16];
 	snprintf(list, sizeof list, ",%s,", e->compat_drivers);
-	snprintf(want, sizeof want, ",%d,", branch(e->kernel));
+	snprintf(want, sizeof want, ",%d,", driver_branch);
 	return strstr(list, want) != NULL;
+}
+
+/* Is the kernel module's branch among the note's drivers ("535,550,580")? */
+static int compat_accepts(const struct nvenv *e)
+{
+	return nvenv_compat_lists(e, branch(e->kernel));
 }
 
 static int compat_cause(const struct nvenv *e, int rc, char *buf, size_t size)

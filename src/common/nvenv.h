@@ -37,6 +37,13 @@ struct nvenv {
 
 /* e filled for the driver library at path (NULL: unknown). */
 void nvenv_read(struct nvenv *e, const char *libcuda) CUSHIM_HIDDEN;
+/* Only the forward-compatibility note of the library at path (cushim check
+ * on a tree's libcuda.so): e->compat and the note's fields, the rest zero. */
+void nvenv_read_compat(struct nvenv *e, const char *libcuda) CUSHIM_HIDDEN;
+/* Whether the note lists a driver branch (535), and the note's CUDA version
+ * as the driver reports it (13.1: 13010; 0 when it does not say). */
+int nvenv_compat_lists(const struct nvenv *e, int branch) CUSHIM_HIDDEN;
+int nvenv_compat_cuda(const struct nvenv *e) CUSHIM_HIDDEN;
 
 /* How many devices CUDA_VISIBLE_DEVICES lets through of ndev: the list is
  * read as the driver reads it, up to its first entry that names no device

@@ -256,6 +256,15 @@ static void install_overrides(int tracing)
 	cushim_count_adapted();
 }
 
+/* No driver: every call returns CUDA_ERROR_NO_DEVICE, and the error
+ * functions still name and describe that code (and every other) from
+ * cushim's own table, as a program's error path expects of them. */
+static void install_errors(void)
+{
+	cushim_set_impl(CUSHIM_IDX_cuGetErrorName, (void *)cushim_own_cuGetErrorName);
+	cushim_set_impl(CUSHIM_IDX_cuGetErrorString, (void *)cushim_own_cuGetErrorString);
+}
+
 /* ---- the bootstrap ---- */
 struct boot_run {
 	struct cushim_findings found;
@@ -372,9 +381,10 @@ static int boot_end(const struct boot_run *run)
 	counted_boot = 0;
 	if ((won = run && !cushim_booted())) {
 		masquerade = run->masquerade, interposed = run->interposed;
-		if (run->driverless)
+		if (run->driverless) {
 			cushim_missing_driver(run->masquerade);
-		else
+			install_errors();
+		} else
 			publish_found(run);
 		cushim_set_booted();
 	}

@@ -8,10 +8,12 @@
 
 typedef CUresult (CUDAAPI *error_fn)(CUresult, const char **);
 
+/* The driver's answer, else cushim's own; with no driver at all, a code
+ * no table names is CUDA_ERROR_INVALID_VALUE, as a driver answers it. */
 static CUresult answer(unsigned idx, const char *(*own)(int), CUresult error, const char **str)
 {
 	error_fn real = (error_fn)cushim_real[idx];
-	CUresult r = real ? real(error, str) : CUSHIM_NEWER_DRIVER;
+	CUresult r = real ? real(error, str) : CUDA_ERROR_INVALID_VALUE;
 	const char *s;
 
 	if (r != CUDA_SUCCESS && str && (s = own((int)error)) != NULL) {

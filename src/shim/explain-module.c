@@ -77,6 +77,11 @@ static void reason_fit(const struct cli_gpu_fit *fit, struct cli_gpu_arch g, int
 			 fit->ptx_driver ? "a driver of CUDA " : "a newer driver than any cushim knows",
 			 fit->ptx_driver ? cushim_format_version(fit->ptx_driver, v) : "",
 			 fit->ptx_driver ? " or later" : "", g.major, g.minor);
+	else if (fit->how == GPU_UNKNOWN)
+		snprintf(buf, size, "Its only code for sm_%d%d is SASS %s, built for another compute capability that "
+			 "NVIDIA does not promise runs there: rebuild it for this GPU (nvcc -gencode arch=compute_%d%d,"
+			 "code=sm_%d%d) or with PTX that targets it.", g.major, g.minor,
+			 fb_image_name(fit->image, name, sizeof name), g.major, g.minor, g.major, g.minor);
 	else
 		snprintf(buf, size, "cushim finds code this GPU can run in it (%s), so the driver refused the image "
 			 "itself: it may be corrupt, or compressed in a way this driver cannot read.",

@@ -5,7 +5,10 @@
 # when set (a PyTorch environment, a container image's root); else the real
 # wheels make check-compat caches (wheel-cache/), judged both as wheels and
 # unpacked; else a tree built here from this build's own binaries (many
-# copies, so that the page cache, not the disk, is measured).  Each is run
+# copies, so that the page cache, not the disk, is measured), judged as a
+# folder and packed into one synthetic wheel read in place (its members
+# deflated, as pip's wheels are: inflated through libdeflate where the build
+# has it, else through libzip; the line says which).  Each is run
 # three times after a warm-up, and the best time counts.  A benchmark, not a
 # test: it prints figures and fails only when the command does.
 set -u
@@ -66,3 +69,15 @@ for i in $(seq 1 100); do
 	cp "$CUSHIM" "$T/built/bin/cushim-$i"
 done
 bench "built (this build's ELF)" "$T/built"
+python3 - "$T/built" "$T/built-1.0-py3-none-linux_x86_64.whl" <<'PY' || exit 1
+import os, sys, zipfile
+with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as z:
+    for d, _, names in os.walk(sys.argv[1]):
+        for n in sorted(names):
+            p = os.path.join(d, n)
+            z.write(p, "built/" + os.path.relpath(p, sys.argv[1]))
+    z.writestr("built-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\n")
+PY
+rm -rf "$T/built"
+grep -q '^#define HAVE_LIBDEFLATE 1' "$top_builddir/config.h" && how=libdeflate || how=libzip
+bench "built, one wheel ($how)" "$T/built-1.0-py3-none-linux_x86_64.whl"

@@ -22,9 +22,11 @@ CLI_TESTS = tests/cli/check-imports.sh tests/cli/check-errors.sh tests/cli/run.s
 	tests/cli/symbols.sh tests/cli/docs.sh tests/cli/fake-driver.sh tests/cli/check-cuda.sh tests/cli/driver-search.sh \
 	tests/cli/check-tree.sh tests/cli/check-tree-cuda.sh tests/cli/check-wheel.sh tests/cli/check-host-marks.sh \
 	tests/cli/check-fifo.sh tests/cli/check-demangle.sh \
-	tests/cli/check-self.sh tests/cli/lib-prefix.sh
+	tests/cli/check-self.sh tests/cli/lib-prefix.sh tests/cli/check-code-kinds.sh tests/cli/check-loads.sh \
+	tests/cli/check-compat.sh tests/cli/check-emit.sh tests/cli/check-wheel-inflate.sh
 TESTS += $(CLI_TESTS)
-EXTRA_DIST += $(CLI_TESTS) tests/cli/kernel.cu tests/cli/drvrt.cu tests/cli/vadd.cu
+EXTRA_DIST += $(CLI_TESTS) tests/cli/kernel.cu tests/cli/drvrt.cu tests/cli/vadd.cu tests/cli/mkfatbin.py \
+	tests/cli/emit-docker.expected tests/cli/emit-conda.expected tests/cli/emit-variant.expected
 # What check-cuda.sh and check-tree-cuda.sh give cushim check, built once with
 # the configured nvcc (without one they skip) and never run: in tests/cli/cuda,
 # programs built in several ways, a fatbin and PTX; in tests/cli/cuda-tree, a
@@ -101,5 +103,6 @@ $(CLI_TESTS:.sh=.log): cushim$(EXEEXT) libcushim.la tests/cli/cuda13-app$(EXEEXT
 # The fake drivers of tests/fake (the test skips when they are not there).
 tests/cli/fake-driver.log: $(FAKE_DRIVERS) $(FAKE_NO_RUNTIME)
 tests/cli/driver-search.log: $(FAKE_DRIVERS) $(FAKE_NO_RUNTIME) $(FAKE_BAD)
+tests/cli/check-compat.log: $(FAKE_DRIVERS) $(FAKE_NO_RUNTIME)
 # The parts of docs.sh, one concern each.
 EXTRA_DIST += tests/cli/docs-settings.sh tests/cli/docs-layout.sh tests/cli/docs-cite.sh

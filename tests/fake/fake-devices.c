@@ -11,12 +11,14 @@
  *     device ordinal); distinct devices can access each other; each has a
  *     few attributes (VMM and POSIX fd handles supported, the default
  *     compute mode, an SM count and a clock rate), every other is 0;
+ *   - FAKE_GPU_NAME: the name cuDeviceGetName gives;
  *   - FAKE_COMPUTE_MODE=2 (prohibited) or 3 (exclusive-process, taken):
  *     cuDevicePrimaryCtxRetain refuses with 46, with or without devices.
  * Nothing runs: no kernel, copy or memset touches memory. Without
  * FAKE_DEVICES every one of these answers as the generic exports do.
  * The driver's constants are written here by value: the fake has no cuda.h. */
 #include <stdint.h>
+#include <stdio.h>
 
 #define DEV_MAX 8
 enum { DEVICE_UNAVAILABLE = 46, INVALID_DEVICE = 101, INVALID_CONTEXT = 201, INVALID_HANDLE = 400 };
@@ -161,6 +163,24 @@ DEV_SPECIAL(cuDeviceGetAttribute)
 			v = dev_attrs[i].value;
 	gpu_cc(a1, &v);
 	*(int *)(uintptr_t)a0 = v;
+	return SUCCESS;
+}
+
+/* FAKE_GPU_NAME: what the board is called ("NVIDIA GeForce RTX 4090"). */
+DEV_SPECIAL(cuDeviceGetName)
+{
+	int rc;
+	const char *name = FAKE_GETENV("FAKE_GPU_NAME");
+
+	if (stateless(&rc)) {
+		if (rc == SUCCESS && a0 && (int)a1 > 0 && name)
+			snprintf((char *)(uintptr_t)a0, (size_t)(int)a1, "%s", name);
+		return rc;
+	}
+	if ((int)a2 < 0 || (int)a2 >= ndev())
+		return INVALID_DEVICE;
+	if (a0 && (int)a1 > 0)
+		snprintf((char *)(uintptr_t)a0, (size_t)(int)a1, "%s", name ? name : "fake device");
 	return SUCCESS;
 }
 

@@ -33,8 +33,8 @@ SPECIALS = {"cuInit", "cuDriverGetVersion", "cuGetProcAddress", "cuGetProcAddres
             "cuLibraryLoadData", "cuLibraryLoadFromFile", "cuLinkAddData_v2", "cuLinkAddFile_v2"}
 # Written by hand in fake-devices.c (they answer with device state under
 # FAKE_DEVICES=N, generically without; cuDeviceGetAttribute and
-# cuCtxGetDevice also answer FAKE_GPU_CC).
-SPECIALS |= {"cuDeviceGetCount", "cuDeviceGet", "cuDeviceGetAttribute", "cuDevicePrimaryCtxRetain", "cuDeviceCanAccessPeer",
+# cuCtxGetDevice also answer FAKE_GPU_CC, cuDeviceGetName FAKE_GPU_NAME).
+SPECIALS |= {"cuDeviceGetCount", "cuDeviceGet", "cuDeviceGetAttribute", "cuDeviceGetName", "cuDevicePrimaryCtxRetain", "cuDeviceCanAccessPeer",
              "cuCtxSetCurrent", "cuCtxPushCurrent_v2", "cuCtxPopCurrent_v2", "cuCtxGetCurrent", "cuCtxGetDevice",
              "cuCtxGetStreamPriorityRange", "cuStreamCreate", "cuStreamCreateWithPriority", "cuEventCreate",
              "cuStreamGetPriority", "cuStreamGetCtx", "cuStreamGetDevice", "cuMemAlloc_v2", "cuPointerGetAttribute"}

@@ -8,11 +8,15 @@
  * of module images (src/common/modimage.c: fatbin, cubin, host ELF or PTX, as the
  * driver's loaders take them); and as a Python wheel (a zip archive read
  * through libzip, src/cli/check-wheel.c), every member it judges read in
- * place.  Any input must give either a result or a reason. */
+ * place; and as the compressed payload of a GPU image whose head is unpacked
+ * (LZ4 and Zstandard, src/cli/unpack.c), alone and inside fatbins.  Any
+ * input must give either a result or a reason. */
 #include "config.h"
 #include "cli.h"
 #include "gpucode.h"
 #include "modimage.h"
+#include "cudart.h"
+#include "unpack.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +89,22 @@ static void read_as_module(const uint8_t *data, size_t size)
 	mi_free(&im);
 }
 
+/* A head is never more than asked for, whatever the payload claims. */
+static void read_as_packed(const uint8_t *data, size_t size)
+{
+	unsigned char head[4096];
+	char text[64];
+	int release, unpacked;
+	for (int method = FB_LZ4; method <= FB_ZSTD; method++) {
+		long n = cli_unpack_head(method, data, size, head, sizeof head);
+		if (n > (long)sizeof head || n < -1)
+			abort();
+	}
+	cli_gpu_release_raw(data, size, &release, text, sizeof text, &unpacked);
+	if (release < 0 || memchr(text, '\0', sizeof text) == NULL)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -94,6 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	read_as_fatbin(data, size);
 	read_as_module(data, size);
 	read_as_wheel(data, size);
+	read_as_packed(data, size);
 	/* The same bytes as the entries of one fatbin, so that the fuzzer
 	 * reaches the image headers without finding the container first. */
 	if (!(framed = realloc(framed, size + 16)))
@@ -104,5 +125,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size)
 		memcpy(framed + 16, data, size);
 	read_as_fatbin(framed, size + 16);
+	read_as_packed(framed, size + 16);
 	return 0;
 }

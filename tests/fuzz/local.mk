@@ -25,15 +25,15 @@ tests/fuzz/fuzz-patterns: $(FUZZ_CONF_SRC) $(GENERATED)
 tests/fuzz/fuzz-path: $(FUZZ_CONF_SRC) $(GENERATED)
 	$(AM_V_CCLD)$(FUZZ_FUZZ) -DFUZZ_PATH $(FUZZ_CONF_SRC)
 tests/fuzz/fuzz-elf: $(FUZZ_CLI_SRC) $(GENERATED)
-	$(AM_V_CCLD)$(FUZZ_FUZZ) -DCUSHIM_LIBDIR='"$(libdir)"' $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS) \
+	$(AM_V_CCLD)$(FUZZ_FUZZ) -DCUSHIM_LIBDIR='"$(libdir)"' $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS) $(LZ4_CFLAGS) $(ZSTD_CFLAGS) $(DEFLATE_CFLAGS) \
 		`for f in $(FUZZ_CLI_SRC); do case $$f in *.c) echo $(top_srcdir)/$$f;; esac; done` $(LIBELF_LIBS) $(LIBZIP_LIBS) \
-		$(DEMANGLE_LIBS) $(LIBS)
+		$(DEMANGLE_LIBS) $(LZ4_LIBS) $(ZSTD_LIBS) $(DEFLATE_LIBS) $(LIBS)
 # fuzz-outputs: the readers of cushim timeline and cushim summary, in the same build.
 FUZZ_OUT_SRC = tests/fuzz/fuzz-outputs.c $(libcushim_cli_la_SOURCES) $(libcushim_common_la_SOURCES)
 tests/fuzz/fuzz-outputs: $(FUZZ_OUT_SRC) $(GENERATED)
-	$(AM_V_CCLD)$(FUZZ_FUZZ) -DCUSHIM_LIBDIR='"$(libdir)"' $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS) \
+	$(AM_V_CCLD)$(FUZZ_FUZZ) -DCUSHIM_LIBDIR='"$(libdir)"' $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS) $(LZ4_CFLAGS) $(ZSTD_CFLAGS) $(DEFLATE_CFLAGS) \
 		`for f in $(FUZZ_OUT_SRC); do case $$f in *.c) echo $(top_srcdir)/$$f;; esac; done` $(LIBELF_LIBS) $(LIBZIP_LIBS) \
-		$(DEMANGLE_LIBS) $(LIBS)
+		$(DEMANGLE_LIBS) $(LZ4_LIBS) $(ZSTD_LIBS) $(DEFLATE_LIBS) $(LIBS)
 # fuzz-string: a string argument read through the checked copy and
 # formatted for the trace and the timeline; fuzz-image: the copy of a refused
 # module image that holds only what the reader of images looks at.

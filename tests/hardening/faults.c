@@ -187,6 +187,34 @@ START_TEST(driver_dlopen_fails)
 }
 END_TEST
 
+/* With no driver, every code cushim returns is still named and described
+ * (NVIDIA's samples print cuGetErrorString's text). */
+static void expect_error_texts(const struct run *r)
+{
+	static const int codes[] = { 0, 1, 3, 36, 100, 500, 999 };
+	for (size_t i = 0; i < sizeof codes / sizeof *codes; i++) {
+		char want[32];
+		const char *line;
+		snprintf(want, sizeof want, "err %d 0 CUDA_", codes[i]);
+		ck_assert_msg((line = strstr(r->out, want)) != NULL, "code %d is not named:\n%s", codes[i], r->out);
+		ck_assert_msg(strstr(line, " 0 (null)") == NULL && strchr(line, '\n') && strstr(line, " 0 ") != NULL,
+			      "code %d has no text:\n%s", codes[i], r->out);
+	}
+	ck_assert_msg(strstr(r->out, "err 100 0 CUDA_ERROR_NO_DEVICE 0 This indicates that no CUDA-capable devices"),
+		      "cuGetErrorString(100):\n%s", r->out);
+}
+
+START_TEST(errors_answer_without_a_driver)
+{
+	struct rcs rc;
+	const char *const env[] = { PRELOAD, "LD_LIBRARY_PATH=" BAD_DRV ":" NO_RT, NULL };
+	struct run r = run_app(env, "errors", &rc);
+	expect_all(&rc, CUDA_ERROR_NO_DEVICE, &r);
+	expect_error_texts(&r);
+	run_free(&r);
+}
+END_TEST
+
 /* ---- masquerade with no driver anywhere ---- */
 static int exists(const char *path, void *ctx)
 {
@@ -213,11 +241,12 @@ START_TEST(masquerade_without_a_driver)
 	shim_as_libcuda(dir, link);
 	snprintf(ldpath, sizeof ldpath, "LD_LIBRARY_PATH=%s:" NO_RT, dir);
 	const char *const env[] = { ldpath, "CUSHIM_DRIVER=" BAD_DRV "/libcuda.so.1", NULL };
-	struct run r = run_app(env, "dlopen", &rc);
+	struct run r = run_app(env, "dlopen-errors", &rc);
 	printf("masquerade, no driver: %s%s", r.out, r.err);
 	unlink(link);
 	rmdir(dir);
 	expect_all(&rc, CUDA_ERROR_NO_DEVICE, &r);
+	expect_error_texts(&r);
 	expect_lines(&r, "is cushim itself, and no real libcuda.so.1 was found", 1);
 	expect_lines(&r, "CUSHIM_DRIVER=" BAD_DRV "/libcuda.so.1 is not a usable driver", 1);
 	expect_lines(&r, "cushim:", 2);
@@ -255,7 +284,7 @@ int main(int argc, char **argv)
 {
 	const TTest *const tests[] = { gpa_invalid_value, gpa_null_with_each_status, gpa_pointer_into_the_shim,
 				       driver_version_fails, runtime_refuses_the_driver, runtime_dlopen_fails,
-				       driver_dlopen_fails, masquerade_without_a_driver,
+				       driver_dlopen_fails, errors_answer_without_a_driver, masquerade_without_a_driver,
 				       real_runtime_fails_cleanly, NULL };
 	const struct harness_tcase tcases[] = { { "faults", 300, tests, NULL }, { NULL } };
 	return harness_main(argc, argv, NULL, "faults", tcases);
