@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
-#include <libgen.h>
 #include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -60,7 +59,7 @@ static int check_values(void)
 	for (int i = 0; i < cushim_nsettings; i++) {
 		const struct cushim_setting *s = &cushim_settings[i];
 		const char *v = getenv(s->name); /* as set: secure_getenv would hide it here too */
-		if (v && !(s->empty_unset && !*v) && cushim_setting_verdict(s, v, why, (int)sizeof why)) {
+		if (v && *v && cushim_setting_verdict(s, v, why, (int)sizeof why)) { /* empty: a way to unset */
 			cli_error("%s=%s: %s (cushim run takes no bad value: unset it, or give one it takes)", s->name, v,
 				  why);
 			return -1;
@@ -76,20 +75,28 @@ static int check_values(void)
 	return 0;
 }
 
-/* The folder of the output file setting name names, where it names one. */
+/* The folder of the output file setting name names, where it names one:
+ * it, or the nearest folder above it that exists (the program may make the
+ * rest), must be a folder that can take a new entry. */
 static int check_output(const char *name)
 {
 	const char *v = cushim_setting_env(name);
-	char copy[PATH_MAX], *dir;
+	char dir[PATH_MAX], *slash;
 	struct stat st;
-	if (!v || !*v || strcmp(v, "0") == 0 || strcmp(v, "1") == 0 || strlen(v) >= sizeof copy)
+	if (!v || !*v || strcmp(v, "0") == 0 || strcmp(v, "1") == 0 || strlen(v) >= sizeof dir)
 		return 0;
-	snprintf(copy, sizeof copy, "%s", v);
-	dir = dirname(copy);
+	snprintf(dir, sizeof dir, "%s", v);
+	do {
+		slash = strrchr(dir, '/');
+		if (!slash)
+			snprintf(dir, sizeof dir, ".");
+		else
+			*(slash == dir ? slash + 1 : slash) = '\0';
+	} while (stat(dir, &st) != 0 && errno == ENOENT && slash && strcmp(dir, "/") != 0);
 	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && access(dir, W_OK | X_OK) == 0)
 		return 0;
-	cli_error("%s=%s: its folder %s %s", name, v, dir, errno == ENOENT ? "does not exist" :
-		  stat(dir, &st) == 0 && !S_ISDIR(st.st_mode) ? "is not a folder" : "cannot take a new file");
+	cli_error("%s=%s: %s %s", name, v, dir, stat(dir, &st) == 0 && !S_ISDIR(st.st_mode) ? "is not a folder" :
+		  "cannot take a new file");
 	return -1;
 }
 

@@ -142,13 +142,17 @@ for bad in CUSHIM_DRIVER_VERSION=abc CUSHIM_DRIVER_VERSION=99.9 CUSHIM_LOG=loud;
 	[ "$rc" -eq 125 ] && [ "$(wc -l <"$T/badv.err")" -eq 1 ] && grep -q "^cushim: ${bad%%=*}=" "$T/badv.err" &&
 		! grep -q started "$T/badv.out" || fail "$bad: exit $rc: $(cat "$T/badv.out" "$T/badv.err")"
 done
-for out in --summary=/nonexistent/s.json --timeline=/nonexistent/t.json --log-file=/nonexistent/l.log \
-	--record=/nonexistent/r.rec; do
+: >"$T/plainfile"
+for out in --summary="$T/plainfile/s.json" --timeline="$T/plainfile/t.json" --log-file="$T/plainfile/l.log" \
+	--record="$T/plainfile/r.rec"; do
 	run_cmd badout "$CUSHIM" run "$out" -- sh -c 'echo started'
 	expect_rc badout 125
-	grep -q "its folder /nonexistent does not exist" "$T/badout.err" && ! grep -q started "$T/badout.out" ||
+	grep -q "$T/plainfile is not a folder" "$T/badout.err" && ! grep -q started "$T/badout.out" ||
 		fail "$out: $(cat "$T/badout.out" "$T/badout.err")"
 done
+# A folder the program makes itself is no reason to refuse.
+run_cmd laterdir "$CUSHIM" run --summary="$T/later/s.json" -- sh -c "mkdir '$T/later' && echo started"
+expect_rc laterdir 0
 # Nested masquerade keeps the outer folder and adds none.
 run_cmd masqnest "$CUSHIM" run --masquerade --driver="$drv" -- "$CUSHIM" run --masquerade -- sh -c 'echo "$LD_LIBRARY_PATH"'
 expect_rc masqnest 0
