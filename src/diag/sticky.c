@@ -16,6 +16,7 @@
 #include "recorder.h"
 #include "stamp.h"
 #include "peek.h"
+#include "realdriver.h"
 #include "sticky.h"
 #include <dlfcn.h>
 #include <stdio.h>
@@ -102,15 +103,21 @@ static const char *name_of(const struct gather *ga, uint64_t handle, int depth, 
 	return NULL;
 }
 
-/* name demangled into buf where the C++ runtime is in the process. */
+/* name demangled into buf where the C++ runtime is in the process: in its
+ * global scope, or loaded privately (Python loads its extensions' so). */
 static const char *demangled(const char *name, char *buf, size_t size)
 {
 	typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-	demangle_fn d = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	demangle_fn d = (demangle_fn)cushim_dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	void *h = d ? NULL : cushim_dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	if (h)
+		d = (demangle_fn)cushim_dlsym(h, "__cxa_demangle");
 	int st = -1;
 	char *out = d && name[0] == '_' && name[1] == 'Z' ? d(name, NULL, NULL, &st) : NULL;
 	snprintf(buf, size, "%s", out && st == 0 ? out : name);
 	free(out);
+	if (h)
+		dlclose(h);
 	return buf;
 }
 
