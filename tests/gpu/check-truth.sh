@@ -4,7 +4,7 @@
 # linked statically and shared, arch-specific SASS, PyTorch where it is
 # installed) runs under each emulated driver (CUSHIM_DRIVER_VERSION in
 # masquerade, runtime gate included) and its outcome (exit 0 or not) is
-# held to `cushim check --driver-version=X --gpu=sm_XY`'s verdict (this GPU's) for the
+# held to `cushim check --driver-version=X --gpu=auto`'s verdict for the
 # same files.  The agreement is printed as a table.  A disagreement fails,
 # unless it is a documented limit of emulation (doc/DESIGN.md, "Emulation,
 # lookups above the driver's version, and adapters"):
@@ -45,7 +45,7 @@ fi
 # ---- each program under each version ----
 verdict() { # VERSION FILES...: yes, no or unknown
 	v=$1; shift
-	"$CUSHIM" check --json --driver-version="$v" --gpu="sm_$cc" "$@" 2>/dev/null |
+	"$CUSHIM" check --json --driver-version="$v" --gpu=auto "$@" 2>/dev/null |
 		"$PY" -c 'import json,sys
 e = json.load(sys.stdin).get("environment") or {}
 print({True: "yes", False: "no"}.get(e.get("runs"), "unknown"))' 2>/dev/null || echo unknown
