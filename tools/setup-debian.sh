@@ -8,7 +8,7 @@
 # user-mode emulator, for `make check-aarch64` (CUSHIM_NO_CROSS=1: not these).
 set -e
 pkgs="autoconf automake libtool pkgconf make gcc g++ check libelf-dev libzip-dev liblz4-dev libzstd-dev libdeflate-dev python3 python3-venv libgl-dev libegl-dev libvdpau-dev libcap2-bin libopenmpi-dev openmpi-bin valgrind clang debian-archive-keyring build-essential debhelper lintian fakeroot"
-cross="gcc-aarch64-linux-gnu libc6-dev-arm64-cross libstdc++6-arm64-cross qemu-user-static pkgconf:arm64 libelf-dev:arm64 libzip-dev:arm64 liblz4-dev:arm64 libzstd-dev:arm64 libdeflate-dev:arm64 check:arm64 zlib1g-dev:arm64"
+cross="gcc-aarch64-linux-gnu libc6-dev-arm64-cross libstdc++6-arm64-cross libstdc++6:arm64 qemu-user-static pkgconf:arm64 libelf-dev:arm64 libzip-dev:arm64 liblz4-dev:arm64 libzstd-dev:arm64 libdeflate-dev:arm64 check:arm64 zlib1g-dev:arm64"
 if [ "$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi
 # Debian's archive serves arm64 from the same sources as amd64; Ubuntu's
 # archive does not (ports.ubuntu.com does), so there the cross set is left to
