@@ -34,6 +34,7 @@ struct cushim_ring {
 	int retired;       /* its thread has exited: once read to the end, it is freed */
 	int tid;
 	uint64_t reserved; /* cells in the low 40 bits, records above: the owner's alone */
+	uint64_t floor;    /* reserved when what it held was last forgotten: a new reader starts there */
 	uint64_t mask;     /* cells - 1 */
 	struct cushim_cell cells[];
 };

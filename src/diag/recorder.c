@@ -25,8 +25,9 @@ static __thread int ring_failed __attribute__((tls_model("initial-exec")));
  * this one's. */
 static void forget(struct cushim_ring *g)
 {
-	uint64_t v = __atomic_load_n(&g->reserved, __ATOMIC_ACQUIRE);
-	__atomic_store_n(&g->reserved, v + g->mask + 1, __ATOMIC_RELEASE);
+	uint64_t v = __atomic_load_n(&g->reserved, __ATOMIC_ACQUIRE) + g->mask + 1;
+	__atomic_store_n(&g->floor, v, __ATOMIC_RELAXED);
+	__atomic_store_n(&g->reserved, v, __ATOMIC_RELEASE);
 }
 
 static void ring_retire(void *p)
@@ -188,13 +189,16 @@ uint64_t cushim_recorder_lost(void)
 	return __atomic_load_n(&unringed, __ATOMIC_RELAXED);
 }
 
+/* In a forked child: what every ring holds is the parent's, forgotten at
+ * no cost (not cleared: a fork of a process of many threads would write
+ * megabytes). */
 void cushim_recorder_forked(void)
 {
 	for (struct cushim_ring *g = __atomic_load_n(&rings, __ATOMIC_ACQUIRE); g; g = g->next) {
 		if (g != cushim_my_ring)
 			g->free = 1;
-		g->reserved = 0;
-		memset(g->cells, 0, sizeof(struct cushim_cell) << ring_log2);
+		g->retired = 0;
+		forget(g);
 	}
 	if (cushim_my_ring)
 		cushim_my_ring->tid = (int)syscall(SYS_gettid);

@@ -201,7 +201,8 @@ static struct reader *reader_of(struct cushim_ring *g)
 		return NULL;
 	struct reader *rd = &readers[nreaders++];
 	rd->g = g, rd->tl_tid = 0;
-	rd->c.cell = 0, rd->c.serial = 0, rd->c.lost = 0;
+	uint64_t floor = __atomic_load_n(&g->floor, __ATOMIC_ACQUIRE); /* past what a fork or an exit made forgotten */
+	rd->c.cell = CUSHIM_CELLS(floor), rd->c.serial = CUSHIM_SERIAL(floor), rd->c.lost = 0;
 	return rd;
 }
 
