@@ -13,6 +13,9 @@ app=$top_builddir/tests/timeline/out-app
 unset LD_PRELOAD CUSHIM_LOG CUSHIM_LOG_FILE CUSHIM_SUMMARY CUSHIM_DRIVER_VERSION CUSHIM_DRIVER CUSHIM_CUDART \
 	CUSHIM_TIMELINE CUSHIM_HIDE CUSHIM_RUN
 export LD_LIBRARY_PATH=$fake/drv-13.0:$fake/no-rt CUSHIM_ADAPT=0
+# the program cushim run starts: out-app, or a cross build's emulator running it
+prog=out-app
+[ -n "${EXE_WRAPPER:-}" ] && prog=$(basename "${EXE_WRAPPER%% *}")
 mkdir "$T/full" "$T/full2" || exit 99
 mount -t tmpfs -o size=64k cushim-full "$T/full" 2>/dev/null || { echo "cannot mount a tmpfs here (not root?)" >&2; exit 77; }
 trap 'umount "$T/full" "$T/full2" 2>/dev/null; rm -rf "$T"' EXIT
@@ -28,7 +31,7 @@ cat "$T/tl.err"
 one tl "^cushim: cannot write CUSHIM_TIMELINE file $T/full/tl.json: No space left on device; the timeline is cut there"
 one tl "^cushim: cannot write CUSHIM_SUMMARY file $T/full/s.json: No space left on device; summary on the log instead"
 one tl "^cushim:       3000        0 .* cuDriverGetVersion$"
-one tl "^cushim: .*out-app ended, but writes to its outputs failed (said on its log): pid [0-9]*: cannot write CUSHIM_TIMELINE file $T/full/tl.json: No space left on device; .*; pid [0-9]*: cannot write CUSHIM_SUMMARY file $T/full/s.json: No space left on device"
+one tl "^cushim: .*$prog ended, but writes to its outputs failed (said on its log): pid [0-9]*: cannot write CUSHIM_TIMELINE file $T/full/tl.json: No space left on device; .*; pid [0-9]*: cannot write CUSHIM_SUMMARY file $T/full/s.json: No space left on device"
 cp "$T/full/tl.json" "$T/cut.json"
 run_cmd repair "$CUSHIM" timeline --repair "$T/cut.json"
 grep -q "repaired" "$T/repair.out" || fail "the cut timeline: $(cat "$T/repair.out" "$T/repair.err")"
@@ -38,5 +41,5 @@ run_cmd log timeout 30 "$CUSHIM" run --log=trace --log-file="$T/full2/log" -- $E
 expect_rc log 0
 cat "$T/log.err"
 one log "^cushim: cannot write CUSHIM_LOG_FILE $T/full2/log: No space left on device; what follows in it is lost$"
-one log "^cushim: .*out-app ended, but writes to its outputs failed (said on its log): pid [0-9]*: cannot write CUSHIM_LOG_FILE $T/full2/log: No space left on device"
+one log "^cushim: .*$prog ended, but writes to its outputs failed (said on its log): pid [0-9]*: cannot write CUSHIM_LOG_FILE $T/full2/log: No space left on device"
 finish
