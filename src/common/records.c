@@ -37,7 +37,8 @@ static int get_cell(const struct cushim_ring *g, uint64_t pos, int head, struct 
 	uint64_t want = pos << 1 | (uint64_t)head, t = __atomic_load_n(&c->tag, __ATOMIC_ACQUIRE);
 	if (t != want)
 		return t == 0 || t >> 1 < pos ? 0 : -1;
-	memcpy(out->w, c->w, sizeof out->w);
+	for (int k = 0; k < 7; k++)
+		out->w[k] = CUSHIM_CELL_GET(c, k);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return __atomic_load_n(&c->tag, __ATOMIC_RELAXED) == want ? 1 : -1;
 }

@@ -28,6 +28,11 @@ struct cushim_cell {
 	uint64_t w[7];
 };
 
+/* A cell's word k, written and read as a relaxed atomic (a plain move):
+ * writer and reader are ordered by the tags alone. */
+#define CUSHIM_CELL_PUT(c, k, v) __atomic_store_n(&(c)->w[k], (v), __ATOMIC_RELAXED)
+#define CUSHIM_CELL_GET(c, k) __atomic_load_n(&(c)->w[k], __ATOMIC_RELAXED)
+
 struct cushim_ring {
 	struct cushim_ring *next;
 	int free;          /* its thread has exited: the next new thread may take it */

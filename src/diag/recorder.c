@@ -103,7 +103,8 @@ static inline void put_cell(struct cushim_ring *g, uint64_t pos, int head, const
 	__atomic_store_n(&c->tag, 0, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	memcpy(c->w, w, sizeof c->w);
+	for (int k = 0; k < 7; k++)
+		CUSHIM_CELL_PUT(c, k, w[k]);
 	__atomic_store_n(&c->tag, pos << 1 | (uint64_t)head, __ATOMIC_RELEASE);
 }
 

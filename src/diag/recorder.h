@@ -62,10 +62,15 @@ static inline void cushim_put_head(struct cushim_ring *g, uint64_t v, unsigned i
 	__atomic_store_n(&c->tag, 0, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	c->w[0] = (uint64_t)CUSHIM_SERIAL(v) | (uint64_t)i << 24 | (uint64_t)ncells << 48 | (uint64_t)nw << 56;
-	c->w[1] = (uint32_t)r | (uint64_t)state << 32 | (uint64_t)cushim_rec_string_arg(i) << 40;
-	c->w[2] = t0, c->w[3] = t1;
-	c->w[4] = nw > 0 ? argv[0] : 0, c->w[5] = nw > 1 ? argv[1] : 0, c->w[6] = nw > 2 ? argv[2] : 0;
+	/* relaxed atomic stores: plain moves, and a reader on another thread
+	 * is ordered by the tags alone */
+	CUSHIM_CELL_PUT(c, 0, (uint64_t)CUSHIM_SERIAL(v) | (uint64_t)i << 24 | (uint64_t)ncells << 48 | (uint64_t)nw << 56);
+	CUSHIM_CELL_PUT(c, 1, (uint32_t)r | (uint64_t)state << 32 | (uint64_t)cushim_rec_string_arg(i) << 40);
+	CUSHIM_CELL_PUT(c, 2, t0);
+	CUSHIM_CELL_PUT(c, 3, t1);
+	CUSHIM_CELL_PUT(c, 4, nw > 0 ? argv[0] : 0);
+	CUSHIM_CELL_PUT(c, 5, nw > 1 ? argv[1] : 0);
+	CUSHIM_CELL_PUT(c, 6, nw > 2 ? argv[2] : 0);
 	__atomic_store_n(&c->tag, pos << 1 | 1, __ATOMIC_RELEASE);
 }
 

@@ -135,7 +135,6 @@ void cushim_count_first(unsigned i, CUresult r, uint64_t ticks)
 
 /* ---- the call path ---- */
 static int writer_started;
-static void start_writer(void);
 
 /* A call with no ring to go to (a signal handler on a thread making its
  * first), written at once: its line and its event. */
@@ -162,8 +161,6 @@ void cushim_trace_call(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const u
 		cushim_fork_failed(i);
 	if (!cushim_tracing)
 		return; /* only a forked child's watch (explain-fork.c) sent it here */
-	if (__builtin_expect(reading && !writer_started, 0))
-		start_writer(); /* a forked child's first call */
 	if (recording && !cushim_record(i, r, t0, t1, argv))
 		write_direct(i, r, t0, t1, argv);
 	if (__builtin_expect(cushim_sticky_code(r), 0))
@@ -341,8 +338,7 @@ static void *writer(void *arg)
 }
 
 /* The writer, with every signal blocked (it runs none of the program's
- * handlers).  Started where tracing starts, and in a forked child at its
- * first call. */
+ * handlers).  Started where tracing starts; a forked child has none. */
 static void start_writer(void)
 {
 	pthread_attr_t a;
@@ -395,7 +391,11 @@ static void child_state(void)
 	lost_total = 0;
 	text_len = tl_len = 0;
 	drain_owner = 0;
-	writer_started = 0;
+	/* No writer thread in a child forked from a process of threads (a thread
+	 * started there is beyond what POSIX allows, and ThreadSanitizer
+	 * refuses it): the child's rings are read at its threads' exits, at
+	 * fork, exec and exit; what a ring overwrites before then is counted. */
+	writer_started = 1;
 }
 
 void cushim_trace_postfork(int child)
@@ -444,11 +444,10 @@ static unsigned collect_rows(struct cushim_summary_row *rows, uint64_t *calls)
 }
 
 /* Records the writer never read, said once: on the log, in the timeline and the summary. */
-static void say_lost(void)
+static void say_lost(uint64_t lost)
 {
 	char text[400];
 	static int said;
-	uint64_t lost = lost_total + cushim_recorder_lost();
 	if (!lost || said++)
 		return;
 	snprintf(text, sizeof text, "%llu call%s not in the trace or the timeline: %s thread's ring (%d records at "
@@ -461,15 +460,27 @@ static int exiting; /* the exit has begun: an exec after it has nothing to add *
 
 /* What the rings hold written, the timeline closed, the summary (rows
  * mapped: an exec may come from a signal handler), the record file. */
+static int exec_held; /* an exec took the rings from the writer: given back if it fails */
+
 static void write_all(int at_exec, int wait_ms)
 {
 	size_t size = CUSHIM_NSYMS * sizeof(struct cushim_summary_row);
 	struct cushim_summary_row *rows = NULL;
 	uint64_t calls = 0;
 	unsigned n = 0;
+	sigset_t all, old;
 
-	drain_now(wait_ms);
-	say_lost();
+	/* The rings read a last time, and kept from the writer from then on,
+	 * so that it writes nothing into a timeline being closed. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int had = take_drain(wait_ms);
+	if (had) {
+		drain();
+		say_lost(lost_total + cushim_recorder_lost());
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	exec_held = at_exec && had;
 	if (at_exec)
 		cushim_timeline_exec(1);
 	else
@@ -509,11 +520,15 @@ void cushim_trace_exec(void)
 	write_all(1, 100);
 }
 
-/* The exec returned, so failed: the process goes on, and its timeline with it. */
+/* The exec returned, so failed: the process goes on, and its timeline with
+ * it; the writer has the rings again. */
 void cushim_trace_exec_failed(void)
 {
-	if (cushim_tracing && !__atomic_load_n(&exiting, __ATOMIC_RELAXED) && getpid() == my_pid)
+	if (cushim_tracing && !__atomic_load_n(&exiting, __ATOMIC_RELAXED) && getpid() == my_pid) {
 		cushim_timeline_exec(0);
+		if (exec_held)
+			exec_held = 0, give_drain();
+	}
 }
 
 /* A crash: the last records read into the trace and the timeline, as far
