@@ -102,10 +102,10 @@ static long slurp(const char *path, char **buf)
 		return -1;
 	}
 	*buf = malloc((size_t)st.st_size + 1);
-	ssize_t got = *buf ? read(fd, *buf, (size_t)st.st_size) : -1;
+	ssize_t got = *buf ? (ssize_t)cli_read_full(fd, *buf, (size_t)st.st_size) : -1; /* a read may come short */
 	close(fd);
 	if (got != st.st_size) {
-		cli_error("%s: cannot be read: %s", path, got < 0 ? strerror(errno) : "it changed while read");
+		cli_error("%s: cannot be read: %s", path, got < 0 ? strerror(errno) : "it is shorter than it was");
 		free(*buf);
 		return -1;
 	}

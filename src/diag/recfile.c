@@ -35,14 +35,17 @@ static const char *rec_value;
 static char rec_path[4096];
 static off_t at;
 static int dumping;
+static int put_failed; /* errno of a write that failed in the last dump; 0 none */
 
 /* ---- writing, with nothing but pwrite ---- */
 static void put(const void *p, size_t n)
 {
 	while (n > 0) {
 		ssize_t w = pwrite(rec_fd, p, n, at);
-		if (w <= 0 && errno != EINTR)
+		if (w <= 0 && errno != EINTR) {
+			put_failed = w < 0 ? errno : ENOSPC;
 			return;
+		}
 		if (w > 0)
 			p = (const char *)p + w, n -= (size_t)w, at += w;
 	}
@@ -88,6 +91,7 @@ void cushim_recfile_dump(void)
 		return;
 	int saved = errno;
 	at = 0;
+	put_failed = 0;
 	put("cushim-record 1\n", 16);
 	v[0] = (uint64_t)getpid(), put_line("pid", v, 1, 0);
 	v[0] = (uint64_t)(unsigned)cushim_state.real_driver_version, put_line("driver", v, 1, 0);
@@ -150,6 +154,15 @@ void cushim_recfile_start(const char *value)
 		return;
 	rec_value = value;
 	open_file();
+}
+
+/* At exit or exec (not in a signal handler): a dump whose write failed, said once. */
+void cushim_recfile_report(void)
+{
+	static int said;
+	if (put_failed && !said++)
+		cushim_log(CUSHIM_LOG_WARN, "cannot write CUSHIM_RECORD file %s: %s; it holds only part of the records",
+			   rec_path, strerror(put_failed));
 }
 
 void cushim_recfile_forked(void)

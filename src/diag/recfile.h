@@ -12,6 +12,9 @@ void cushim_recfile_start(const char *value) CUSHIM_HIDDEN;
 void cushim_crash_watch(void (*also)(void)) CUSHIM_HIDDEN;
 /* Every ring into the file, over what it held: at exit, exec, a crash. */
 void cushim_recfile_dump(void) CUSHIM_HIDDEN;
+/* Says once, on the log, that the last dump's write failed (a full disk):
+ * after a dump at exit or exec, never in a signal handler. */
+void cushim_recfile_report(void) CUSHIM_HIDDEN;
 /* In a forked child: a file of its own. */
 void cushim_recfile_forked(void) CUSHIM_HIDDEN;
 const char *cushim_recfile_path(void) CUSHIM_HIDDEN; /* NULL: no file */

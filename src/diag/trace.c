@@ -493,6 +493,7 @@ static void write_all(int at_exec, int wait_ms)
 		munmap(rows, size);
 	}
 	cushim_recfile_dump();
+	cushim_recfile_report();
 }
 
 /* At exit.  A process that ends with _exit (Python's fork and forkserver

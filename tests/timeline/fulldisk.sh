@@ -42,4 +42,10 @@ expect_rc log 0
 cat "$T/log.err"
 one log "^cushim: cannot write CUSHIM_LOG_FILE $T/full2/log: No space left on device; what follows in it is lost$"
 one log "^cushim: .*$prog ended, but writes to its outputs failed (said on its log): pid [0-9]*: cannot write CUSHIM_LOG_FILE $T/full2/log: No space left on device"
+
+# 3. The record file (a ring is a MiB) on the full disk: said once, at exit.
+rm -f "$T/full2/log"
+run_cmd rec timeout 30 "$CUSHIM" run --record="$T/full2/r.rec" -- $EXE_WRAPPER "$app" calls 3000
+expect_rc rec 0
+one rec "^cushim: cannot write CUSHIM_RECORD file $T/full2/r.rec: No space left on device; it holds only part of the records$"
 finish
