@@ -5,6 +5,7 @@
 #     table goes to the log instead; cushim run's exit line names both.
 #  2. The log file there, 3000 trace lines: said once, on stderr, and in
 #     the exit line.
+#  3. A record file there (CUSHIM_RECORD): its failed write said once, at exit.
 . "$top_srcdir/tests/harness/defs.sh"
 fake=$top_builddir/tests/fake
 app=$top_builddir/tests/timeline/out-app
