@@ -93,6 +93,7 @@ void env_judge(struct env *e, const struct result *rs, size_t n, const struct op
 			continue;
 		if (!e->with_kernels++)
 			e->kernels_first = (long)i;
+		e->unknown += check_fit_unknown(r, o);
 		for (int g = 0; g < o->ngpus; g++)
 			if (!r->v.fit_unknown[g] && (r->v.fits[g].how == GPU_NO_CODE || r->v.fits[g].how == GPU_PTX_TOO_NEW))
 				if (!e->gpu_lacking[g]++)
@@ -333,11 +334,18 @@ void env_print_row(const struct result *r, const struct opts *o)
 		       cli_version(r->jit.version), check_driver_name(r->jit.need, d, sizeof d));
 }
 
+/* The verdict as JSON: true, false, or null where it cannot be told. */
+const char *env_runs_json(const struct env *e, const struct opts *o)
+{
+	if (e->decider >= 0 || (o->compat && o->compat->refused))
+		return "false";
+	return e->status == CLI_OK && !e->unknown ? "true" : "null";
+}
+
 void env_print_json(const struct env *e, const struct result *rs, const struct opts *o, const struct tree *t)
 {
 	char why[512];
-	printf(",\n  \"environment\": {\"runs\": %s, \"files\": %d, \"decided_by_file\": ",
-	       e->decider >= 0 || (o->compat && o->compat->refused) ? "false" : e->status == CLI_OK ? "true" : "null",
+	printf(",\n  \"environment\": {\"runs\": %s, \"files\": %d, \"decided_by_file\": ", env_runs_json(e, o),
 	       e->nfiles);
 	if (e->decider >= 0) {
 		json_string(stdout, rs[e->decider].file);

@@ -158,10 +158,9 @@ static void json_fits(const struct result *r, const struct opts *o)
 	printf("]");
 }
 
-static void json_verdict(const struct result *r)
+static void json_verdict(const struct result *r, const struct opts *o)
 {
-	int status = check_status(r);
-	printf(",\n    \"verdict\": {\"runs\": %s, ", status == CLI_OK ? "true" : status == CLI_FAIL ? "false" : "null");
+	printf(",\n    \"verdict\": {\"runs\": %s, ", check_runs_json(r, o));
 	json_version("needs_driver", "needs_driver_cuda_version", "needs_driver_branch", r->v.need);
 	printf(", \"decided_by\": %s, \"blocked_by\": [", r->v.need ? by_names[r->v.decided_by] : "null");
 	int k = 0;
@@ -254,7 +253,7 @@ void check_print_json_file(const struct result *r, const struct opts *o, int fir
 	json_jit(r);
 	json_gpucode(r);
 	json_fits(r, o);
-	json_verdict(r);
+	json_verdict(r, o);
 	json_unfound(r);
 	printf("}");
 }

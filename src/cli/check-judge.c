@@ -142,6 +142,22 @@ void check_judge(struct result *r, const struct opts *o)
 	r->v.jit_too_new = o->versus && r->jit.need > o->versus;
 }
 
+int check_fit_unknown(const struct result *r, const struct opts *o)
+{
+	if (r->error || r->gpu.error[0] || !cli_gpucode_kernels(&r->gpu))
+		return 0;
+	for (int i = 0; i < o->ngpus; i++)
+		if (r->v.fit_unknown[i])
+			return 1;
+	return 0;
+}
+
+const char *check_runs_json(const struct result *r, const struct opts *o)
+{
+	int status = check_status(r);
+	return status == CLI_FAIL ? "false" : status == CLI_ERROR || check_fit_unknown(r, o) ? "null" : "true";
+}
+
 int check_status(const struct result *r)
 {
 	if (r->error || r->gpu.error[0])

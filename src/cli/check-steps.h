@@ -108,6 +108,7 @@ struct result {
 /* A whole environment (check-env.c): its verdict, from each file's. */
 struct env {
 	int status, nfiles, need, unfound, unloadable, failing, with_kernels;
+	int unknown;                /* files whose fit to a GPU asked for NVIDIA does not tell */
 	int lacking;                /* files that cannot load for want of a library that is not CUDA's (a caution) */
 	int adapted, adapted_files; /* imports cushim's adapters serve, and the files that have them */
 	long kernels_first;         /* the first file carrying kernels */
@@ -124,6 +125,7 @@ struct env {
 void env_judge(struct env *e, const struct result *rs, size_t n, const struct opts *o);
 void env_print_text(const struct env *e, const struct result *rs, size_t n, const struct opts *o);
 struct tree;
+const char *env_runs_json(const struct env *e, const struct opts *o);
 void env_print_json(const struct env *e, const struct result *rs, const struct opts *o, const struct tree *t);
 /* One line for each folder, wheel and interpreter read (check-inputs.c),
  * and the environment's "inputs" in --json. */
@@ -226,6 +228,10 @@ void check_set_error(struct result *r, const char *fmt, ...) __attribute__((form
 void check_free(struct result *r);
 void check_judge(struct result *r, const struct opts *o);
 int check_status(const struct result *r); /* CLI_OK, CLI_FAIL or CLI_ERROR */
+/* Whether it runs on a GPU asked for is unknown (NVIDIA does not say). */
+int check_fit_unknown(const struct result *r, const struct opts *o);
+/* A file's verdict as JSON: true, false, or null (an error, a fit unknown). */
+const char *check_runs_json(const struct result *r, const struct opts *o);
 void check_print_text(const struct result *r, const struct opts *o);
 void check_print_json_head(const struct opts *o);
 void check_print_json_file(const struct result *r, const struct opts *o, int first);

@@ -222,7 +222,7 @@ struct work {
 	size_t njobs, cap;
 	char **seen;
 	size_t nseen;
-	int status, nfiles, any_cuda;
+	int status, nfiles, any_cuda, unknown;
 	struct tree tree;
 	struct result *kept; /* an environment: judged first, reported after */
 	size_t nkept, capkept;
@@ -384,7 +384,7 @@ static void report_env(struct work *w, const struct opts *o)
 	if (o->json) {
 		printf("\n  ]");
 		env_print_json(&e, w->kept, o, &w->tree);
-		printf("}\n");
+		printf(",\n  \"runs\": %s}\n", env_runs_json(&e, o));
 	}
 	free_kept(w);
 }
@@ -413,6 +413,7 @@ static void finish_one(struct work *w, size_t j, const struct args *a, struct re
 	if (st > w->status)
 		w->status = st;
 	w->any_cuda |= r->nimports > 0 || r->rt.linkage != RT_NONE;
+	w->unknown += check_fit_unknown(r, &a->o);
 	if (w->env)
 		keep_result(w, r);
 	else if (a->o.json)
@@ -560,8 +561,9 @@ int cmd_check(int argc, char **argv)
 			check_one(&w, j, &a);
 	if (w.env)
 		report_env(&w, &a.o);
-	else if (a.o.json)
-		printf("\n  ]}\n");
+	else if (a.o.json) /* the verdict that the exit status gives */
+		printf("\n  ],\n  \"runs\": %s}\n",
+		       w.status == CLI_FAIL ? "false" : w.status == CLI_OK && !w.unknown ? "true" : "null");
 	else if (no_driver && w.any_cuda && !a.o.emit)
 		printf("(%s; use --driver-version=X.Y to see what a given driver lacks)\n", no_driver);
 	tree_wheels_done();

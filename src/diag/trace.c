@@ -338,7 +338,8 @@ static void *writer(void *arg)
 }
 
 /* The writer, with every signal blocked (it runs none of the program's
- * handlers).  Started where tracing starts; a forked child has none. */
+ * handlers).  Started where tracing starts; a child forked from a
+ * process of threads has none. */
 static void start_writer(void)
 {
 	pthread_attr_t a;
@@ -358,12 +359,25 @@ static void start_writer(void)
 }
 
 /* ---- fork, exec, exit, a crash ---- */
-static int fork_drained;
+static int fork_drained, lone_at_fork;
+
+/* Whether this thread is the process's only one: /proc counts a process's
+ * threads in the links of its task folder (2 + threads).  Without /proc,
+ * no: the safe answer for what a forked child may start. */
+static int lone_thread(void)
+{
+	struct stat st;
+	return stat("/proc/self/task", &st) == 0 && st.st_nlink == 3;
+}
 
 void cushim_trace_prefork(void)
 {
-	if (!cushim_tracing)
+	if (!cushim_tracing) {
+		/* tracing may start in the child: it may have a writer only
+		 * where the parent had no other thread */
+		lone_at_fork = lone_thread();
 		return;
+	}
 	fork_drained = 0;
 	if (reading) {
 		sigset_t all, old;
@@ -400,8 +414,11 @@ static void child_state(void)
 
 void cushim_trace_postfork(int child)
 {
-	if (!cushim_tracing)
+	if (!cushim_tracing) {
+		if (child && !lone_at_fork)
+			writer_started = 1; /* as child_state says */
 		return;
+	}
 	if (child) {
 		child_state();
 		my_pid = getpid();

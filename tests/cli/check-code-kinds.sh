@@ -60,7 +60,9 @@ run_cmd ptxjson "$CUSHIM" check --json --driver-version=12.2 "$K"
 expect_rc ptxjson 1
 python3 -c '
 import json, sys
-f = json.load(open(sys.argv[1]))["files"][0]
+d = json.load(open(sys.argv[1]))
+f = d["files"][0]
+assert d["runs"] is False and f["verdict"]["runs"] is False, (d["runs"], f["verdict"])
 assert f["kind"] == "ptx", f["kind"]
 assert f["gpu_code"]["ptx_only"] is True, f["gpu_code"]
 assert f["verdict"]["blocked_by"] == ["gpu_code"], f["verdict"]
@@ -103,6 +105,16 @@ gpu thor-same thor.fatbin sm_101 0 "runs its SASS sm_101$"
 run_cmd thorjson "$CUSHIM" check --json --driver-version=13.0 --gpu=sm_110 "$T/thor.fatbin"
 python3 -c '
 import json, sys
-g = json.load(open(sys.argv[1]))["files"][0]["on_gpus"][0]
-assert (g["runs"], g["how"], g["image"]) == (None, "unknown", "sm_101"), g' "$T/thorjson.out" || fail "thorjson: $(cat "$T/thorjson.out")"
+d = json.load(open(sys.argv[1]))
+g = d["files"][0]["on_gpus"][0]
+assert (g["runs"], g["how"], g["image"]) == (None, "unknown", "sm_101"), g
+# whether it runs is unknown: so says the verdict of the file and of the whole
+assert d["files"][0]["verdict"]["runs"] is None and d["runs"] is None, (d["files"][0]["verdict"], d["runs"])' "$T/thorjson.out" ||
+	fail "thorjson: $(cat "$T/thorjson.out")"
+run_cmd thorsame "$CUSHIM" check --json --driver-version=13.0 --gpu=sm_101 "$T/thor.fatbin"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["files"][0]["verdict"]["runs"] is True and d["runs"] is True, (d["files"][0]["verdict"], d["runs"])' \
+	"$T/thorsame.out" || fail "thorsame: $(cat "$T/thorsame.out")"
 finish

@@ -47,8 +47,8 @@ verdict() { # VERSION FILES...: yes, no or unknown
 	v=$1; shift
 	"$CUSHIM" check --json --driver-version="$v" --gpu=auto "$@" 2>/dev/null |
 		"$PY" -c 'import json,sys
-e = json.load(sys.stdin).get("environment") or {}
-print({True: "yes", False: "no"}.get(e.get("runs"), "unknown"))' 2>/dev/null || echo unknown
+d = json.load(sys.stdin)
+print({True: "yes", False: "no"}.get(d.get("runs"), "unknown"))' 2>/dev/null || echo unknown
 }
 printf '%-14s' program >"$tmp/table"
 for v in $VERSIONS; do printf ' %-15s' "$v" >>"$tmp/table"; done
