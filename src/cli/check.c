@@ -350,6 +350,27 @@ static void free_kept(struct work *w)
 	free(w->kept);
 }
 
+/* In --json, where a wheel says otherwise than its files: a line each. */
+static void json_declared(const struct work *w)
+{
+	char *buf = NULL, *nl;
+	size_t len = 0;
+	int k = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (m) {
+		check_declared(&w->tree, w->kept, w->nkept, m, "");
+		fclose(m);
+	}
+	printf(",\n  \"contradictions\": [");
+	for (char *line = buf; line && (nl = strchr(line, '\n')); line = nl + 1) {
+		*nl = '\0';
+		printf("%s", k++ ? ", " : "");
+		json_string(stdout, line);
+	}
+	printf("]");
+	free(buf);
+}
+
 /* An environment: its verdict, then the files that limit it (all with
  * --verbose); or with --emit, its needs in another tool's terms. */
 static void report_env(struct work *w, const struct opts *o)
@@ -384,6 +405,7 @@ static void report_env(struct work *w, const struct opts *o)
 	if (o->json) {
 		printf("\n  ]");
 		env_print_json(&e, w->kept, o, &w->tree);
+		json_declared(w);
 		printf(",\n  \"runs\": %s}\n", env_runs_json(&e, o));
 	}
 	free_kept(w);

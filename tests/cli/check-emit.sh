@@ -71,6 +71,14 @@ for want in "its name says cuda12x (CUDA 12), but $W:demo/lib13.so was built for
 done
 [ "$(wc -l <"$T/wheel.err")" -eq 5 ] || fail "wheel: wanted 5 lines: $(cat "$T/wheel.err")"
 grep -qxF "NVIDIA_REQUIRE_CUDA=cuda>=13.0,arch>=9.0,arch<10.0" "$T/wheel.out" || fail "wheel: $(cat "$T/wheel.out")"
+run_cmd wheel-json "$CUSHIM" check --json "$W"
+python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["contradictions"]
+w = [l.split(": ", 1)[1] for l in open(sys.argv[2]).read().splitlines()]
+assert c == w and len(c) == 5 and all(x.startswith(sys.argv[3] + ": ") for x in c), c' \
+	"$T/wheel-json.out" "$T/wheel.err" "$W" ||
+	fail "wheel-json: the contradictions are not in --json: $(cat "$T/wheel-json.out")"
 run_cmd wheel-text "$CUSHIM" check "$W"
 grep -qF "environment: caution: $W: its name says cuda12x (CUDA 12)" "$T/wheel-text.out" ||
 	fail "wheel-text: the contradiction is not said: $(cat "$T/wheel-text.out")"
