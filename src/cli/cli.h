@@ -46,6 +46,9 @@ struct cli_shim {
 	unsigned char lacks[CUSHIM_NSYMS]; /* by this command's table index: 1 = missing, 2 = served by an adapter */
 	int adapted;             /* how many are served by adapters */
 	int origins[4];          /* exports by origin: none, driver, dlsym, runtime */
+	int have_owners;         /* owner[] and origin[] are filled in */
+	unsigned char owner[CUSHIM_NSYMS];  /* by this command's table index: enum cushim_owner */
+	unsigned char origin[CUSHIM_NSYMS]; /* the index into origins[] */
 	int init_rc;             /* cuInit's result in the probe; -1 when not asked */
 	char init_path[4096], init_via[256]; /* where entry points came from after it */
 	int init_origins[4];

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "cli.h"
 #include "table.h"
+#include "owners.h"
 #include "realdriver.h"
 #include "enums.h"
 #include "settings.h"
@@ -184,10 +185,41 @@ static int report_bootstrap(const struct cli_lib *lib)
 	return CLI_OK;
 }
 
-static int parse_args(int argc, char **argv, const char **libopt)
+/* --exports: each export, where its driver function came from and who
+ * implements it, then how many each owner has. */
+static int report_owners(const struct cli_lib *lib)
+{
+	static const char *const origins[4] = { "-", "driver", "dlsym", "runtime" };
+	static struct cli_shim shim;
+	char err[4200];
+	int count[CUSHIM_NOWNERS] = { 0 };
+
+	if (cli_load_shim_init(lib, &shim, err, sizeof err) != 0) {
+		cli_error("%s", err);
+		return CLI_ERROR;
+	}
+	if (!shim.have_owners) {
+		cli_error("%s cannot say who implements its exports (a cushim older than this command?)", lib->path);
+		return CLI_ERROR;
+	}
+	printf("%-44s %-8s %s\n", "export", "origin", "owner");
+	for (int i = 0; i < CUSHIM_NSYMS; i++) {
+		printf("%-44s %-8s %s\n", cushim_syms[i].name, origins[shim.origin[i] & 3],
+		       cushim_owner_name(shim.owner[i]));
+		count[shim.owner[i] < CUSHIM_NOWNERS ? shim.owner[i] : 0]++;
+	}
+	printf("\nowners (in their order of precedence):\n");
+	for (unsigned o = 0; o < CUSHIM_NOWNERS; o++)
+		printf("  %-8s %4d  %s\n", cushim_owner_name(o), count[o], cushim_owner_words(o));
+	return CLI_OK;
+}
+
+#define DOCTOR_USAGE "usage: cushim doctor [--lib=PATH] [--exports]"
+static int parse_args(int argc, char **argv, const char **libopt, int *exports)
 {
 	static const struct option longopts[] = {
 		{ "lib", required_argument, NULL, 'L' },
+		{ "exports", no_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -195,11 +227,13 @@ static int parse_args(int argc, char **argv, const char **libopt)
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		if (c == 'L') {
 			*libopt = optarg;
+		} else if (c == 'x') {
+			*exports = 1;
 		} else if (c == 'h') {
-			printf("Usage: cushim doctor [--lib=PATH]\n");
+			printf("U%s\n", DOCTOR_USAGE + 1);
 			return CLI_OK;
 		} else {
-			cli_error("usage: cushim doctor [--lib=PATH]");
+			cli_error(DOCTOR_USAGE);
 			return CLI_ERROR;
 		}
 	}
@@ -215,10 +249,12 @@ int cmd_doctor(int argc, char **argv)
 	static struct environment env;
 	const char *libopt = NULL;
 	struct cli_lib lib;
-	int status = parse_args(argc, argv, &libopt), st;
+	int exports = 0, status = parse_args(argc, argv, &libopt, &exports), st;
 
 	if (status >= 0)
 		return status;
+	if (exports)
+		return cli_find_lib(libopt, &lib) != 0 ? CLI_ERROR : report_owners(&lib);
 	read_environment(&env);
 	printf("cushim %s: %d exports in the table, from the table of CUDA %s and the CUDA %s headers\n",
 	       PACKAGE_VERSION, CUSHIM_NEXPORTS, cli_version(CUSHIM_TABLE_VERSION), cli_version(CUSHIM_TOOLKIT_VERSION));

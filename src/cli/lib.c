@@ -2,6 +2,7 @@
 #include "config.h"
 #include "cli.h"
 #include "adapt.h"
+#include "owners.h"
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -97,6 +98,25 @@ static void probe_after_init(void *h, struct cli_shim *shim)
 		     shim->init_origins);
 }
 
+/* Each export's owner and origin, as the bootstrap left them. */
+static void probe_owners(void *h, struct cli_shim *shim)
+{
+	static const char *const origins[4] = { "", "driver", "dlsym", "runtime" };
+	__typeof__(&cushim_export_owner) owner = CUSHIM_FN(h, cushim_export_owner);
+	__typeof__(&cushim_export_origin) origin = CUSHIM_FN(h, cushim_export_origin);
+	if (!owner || !origin)
+		return;
+	for (int i = 0; i < CUSHIM_NSYMS; i++) {
+		const char *o = origin(cushim_syms[i].name);
+		int w = owner(cushim_syms[i].name);
+		shim->owner[i] = (unsigned char)(w < 0 ? CUSHIM_OWNER_NONE : w);
+		for (int k = 0; k < 4; k++)
+			if (o && strcmp(o, origins[k]) == 0)
+				shim->origin[i] = (unsigned char)k;
+	}
+	shim->have_owners = 1;
+}
+
 static void probe(const struct cli_lib *lib, int fd)
 {
 	struct cli_shim shim;
@@ -131,6 +151,7 @@ static void probe(const struct cli_lib *lib, int fd)
 			shim.adapted += st == 1;
 		}
 	}
+	probe_owners(h, &shim);
 	if (probe_init)
 		probe_after_init(h, &shim);
 	if (write(fd, "R", 1) != 1 || write(fd, &shim, sizeof shim) != (ssize_t)sizeof shim)

@@ -371,7 +371,7 @@ static void bootstrap_event(void)
 
 	instant(&o, "cushim bootstrap", "cushim", "p");
 	version_arg(&o, "driver", s->driver_version,
-		    s->driver_version != s->real_driver_version ? " (emulated)" : "");
+		    cushim_emulating ? " (emulated)" : "");
 	LIT(&o, ",");
 	key(&o, "via");
 	str(&o, s->via ? s->via : "");

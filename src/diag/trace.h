@@ -3,7 +3,9 @@
 #define CUSHIM_TRACE_H
 #include "table.h"
 
-extern int cushim_tracing CUSHIM_HIDDEN; /* the trace wrappers are in the slots */
+/* The diagnostics' outputs have started (cushim_trace_start).  Whether the
+ * trace wrappers are in the slots is the shim's to say: cushim_state.tracing. */
+extern int cushim_tracing CUSHIM_HIDDEN;
 extern int cushim_lines CUSHIM_HIDDEN;   /* 0: no lines, 1: failed calls, 2: every call */
 struct cushim_counters {
 	uint64_t calls, errors, ticks, max;

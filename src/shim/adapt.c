@@ -599,17 +599,19 @@ static int driver_has(int j, int driver)
 	return cushim_real[j] != NULL;
 }
 
-void cushim_adapt_install(int enabled)
+size_t cushim_adapt_claims(struct cushim_claim *c)
 {
-	if (!enabled || !cushim_conf.adapt)
-		return;
+	size_t n = 0;
+	if (!cushim_conf.adapt)
+		return 0;
 	for (int i = 0; i < CUSHIM_NSYMS; i++) {
 		const struct cushim_adapter *a;
 		if (cushim_real[i] || cushim_hidden_name(cushim_syms[i].name) ||
 		    !(a = cushim_adapter_row(i, cushim_state.driver_version, driver_has)))
 			continue;
-		if (!cushim_impl[i])
-			cushim_note(CUSHIM_LOG_INFO, "%s is served by %s when %s", a->name, a->older, a->condition);
-		cushim_set_impl((unsigned)i, cushim_adapter_for((unsigned)i));
+		cushim_note(CUSHIM_LOG_INFO, "%s is served by %s when %s", a->name, a->older, a->condition);
+		c[n++] = (struct cushim_claim){ (unsigned)i, cushim_adapter_for((unsigned)i), CUSHIM_OWNER_ADAPTER,
+						CUSHIM_CLAIM_SERVE, NULL };
 	}
+	return n;
 }

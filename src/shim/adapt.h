@@ -7,13 +7,15 @@
 #define CUSHIM_ADAPT_H
 #include "table.h"
 #include "adapters.h"
+#include "owners.h"
+#include <stddef.h>
 
 /* At the end of the bootstrap, after cushim_real[] is filled and before the
- * slots are set: for every adapted export that the driver lacks, is not
- * hidden, and whose older variant the driver has, cushim_impl[i] becomes its
- * adapter (and nothing else changes).  Nothing when enabled is 0 or when
+ * slots are set: a claim (owners.h) into c for every adapted export that the
+ * driver lacks, is not hidden, and whose older variant the driver has, its
+ * adapter to serve it; their number (at most CUSHIM_NSYMS).  None when
  * CUSHIM_ADAPT=0. */
-void cushim_adapt_install(int enabled) CUSHIM_HIDDEN;
+size_t cushim_adapt_claims(struct cushim_claim *c) CUSHIM_HIDDEN;
 
 /* The adapter function behind an export, NULL if it has none (for tests and
  * for the bootstrap's wiring). */

@@ -237,22 +237,33 @@ static const struct override {
 	{ CUSHIM_IDX_cuInit, (void *)own_cuInit, ALWAYS },
 };
 
-static void install_overrides(int tracing)
+/* cushim's own functions whose condition holds, as claims. */
+static size_t own_claims(struct cushim_claim *c, int tracing)
 {
 	int watching = tracing || cushim_emulating || cushim_conf.npatterns || masquerade;
+	size_t n = 0;
 
 	for (size_t k = 0; k < sizeof overrides / sizeof *overrides; k++) {
 		const struct override *o = &overrides[k];
-		if (cushim_real[o->idx] && (o->when == ALWAYS || (o->when == EMULATING && cushim_emulating) ||
-					     (o->when == WATCHING && watching)))
-			cushim_set_impl(o->idx, o->fn);
+		if (o->when == ALWAYS || (o->when == EMULATING && cushim_emulating) || (o->when == WATCHING && watching))
+			c[n++] = (struct cushim_claim){ o->idx, o->fn, CUSHIM_OWNER_OWN, CUSHIM_CLAIM_REPLACE, NULL };
 	}
-	cushim_adapt_install(1);
-	cushim_module_install();
-	cushim_init_install();
-	cushim_oom_install(tracing);
+	return n;
+}
+
+/* Every module's claims, applied by state.c in the owners' order. */
+static void install_overrides(int tracing)
+{
+	static struct cushim_claim claims[CUSHIM_NSYMS + CUSHIM_MAX_CLAIMS];
+	size_t n = own_claims(claims, tracing);
+
+	n += cushim_adapt_claims(claims + n);
+	n += cushim_module_claims(claims + n);
+	n += cushim_start_claims(claims + n);
+	n += cushim_oom_claims(claims + n, tracing);
 	if (masquerade)
-		cushim_runtime_gate_install();
+		n += cushim_runtime_gate_claims(claims + n);
+	cushim_apply_claims(claims, n);
 	cushim_count_adapted();
 }
 
@@ -261,8 +272,12 @@ static void install_overrides(int tracing)
  * cushim's own table, as a program's error path expects of them. */
 static void install_errors(void)
 {
-	cushim_set_impl(CUSHIM_IDX_cuGetErrorName, (void *)cushim_own_cuGetErrorName);
-	cushim_set_impl(CUSHIM_IDX_cuGetErrorString, (void *)cushim_own_cuGetErrorString);
+	static const struct cushim_claim claims[] = {
+		{ CUSHIM_IDX_cuGetErrorName, (void *)cushim_own_cuGetErrorName, CUSHIM_OWNER_ERRORS, CUSHIM_CLAIM_ALWAYS, NULL },
+		{ CUSHIM_IDX_cuGetErrorString, (void *)cushim_own_cuGetErrorString, CUSHIM_OWNER_ERRORS, CUSHIM_CLAIM_ALWAYS,
+		  NULL },
+	};
+	cushim_apply_claims(claims, sizeof claims / sizeof *claims);
 }
 
 /* ---- the bootstrap ---- */
@@ -519,10 +534,11 @@ static void cushim_postfork_parent(void)
 static void watch_child(void)
 {
 	cushim_trace_failures();
-	if (!cushim_tracing)
+	if (!cushim_state.tracing)
 		for (unsigned i = 0; i < CUSHIM_NSYMS; i++)
 			if (cushim_impl[i])
 				__atomic_store_n(&cushim_slot[i], cushim_tracer[i], __ATOMIC_RELEASE);
+	cushim_state_tracing(1);
 	cushim_fork_watching();
 }
 

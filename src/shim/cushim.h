@@ -37,4 +37,8 @@ CUSHIM_PUBLIC int cushim_export_state(const char *name);
 CUSHIM_PUBLIC const char *cushim_export_origin(const char *name);
 /* Exports by origin: none, driver, dlsym, runtime. */
 CUSHIM_PUBLIC void cushim_origin_counts(int counts[4]);
+/* Who implements an export: an enum cushim_owner (src/common/owners.h:
+ * 0 none, 1 the driver, 2 cushim's error table, 3 cushim's own answer, 4 an
+ * adapter, 5-7 an explainer, 8 the runtime gate), -1 not an export. */
+CUSHIM_PUBLIC int cushim_export_owner(const char *name);
 #endif

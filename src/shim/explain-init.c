@@ -101,7 +101,7 @@ static CUresult CUDAAPI w_cuCtxCreate_v4(CUcontext *c, CUctxCreateParams *p, uns
 }
 #endif
 
-void cushim_init_install(void)
+size_t cushim_start_claims(struct cushim_claim *c)
 {
 	static const struct {
 		unsigned idx;
@@ -113,7 +113,8 @@ void cushim_init_install(void)
 		{ CUSHIM_IDX_cuCtxCreate_v4, (void *)w_cuCtxCreate_v4 },
 #endif
 	};
-	for (size_t k = 0; k < sizeof wrappers / sizeof *wrappers; k++)
-		if (cushim_real[wrappers[k].idx] && cushim_impl[wrappers[k].idx] == cushim_real[wrappers[k].idx])
-			cushim_set_impl(wrappers[k].idx, wrappers[k].fn);
+	size_t n = sizeof wrappers / sizeof *wrappers;
+	for (size_t k = 0; k < n; k++)
+		c[k] = (struct cushim_claim){ wrappers[k].idx, wrappers[k].fn, CUSHIM_OWNER_START, CUSHIM_CLAIM_REPLACE, NULL };
+	return n;
 }

@@ -249,7 +249,7 @@ static CUresult CUDAAPI w_cuLibraryLoadFromFile(CUlibrary *l, const char *file, 
 }
 #endif
 
-void cushim_module_install(void)
+size_t cushim_module_claims(struct cushim_claim *c)
 {
 	static const struct {
 		unsigned idx;
@@ -266,7 +266,8 @@ void cushim_module_install(void)
 		{ CUSHIM_IDX_cuLibraryLoadFromFile, (void *)w_cuLibraryLoadFromFile },
 #endif
 	};
-	for (size_t k = 0; k < sizeof wrappers / sizeof *wrappers; k++)
-		if (cushim_real[wrappers[k].idx] && cushim_impl[wrappers[k].idx] == cushim_real[wrappers[k].idx])
-			cushim_impl[wrappers[k].idx] = wrappers[k].fn;
+	size_t n = sizeof wrappers / sizeof *wrappers;
+	for (size_t k = 0; k < n; k++)
+		c[k] = (struct cushim_claim){ wrappers[k].idx, wrappers[k].fn, CUSHIM_OWNER_MODULE, CUSHIM_CLAIM_REPLACE, NULL };
+	return n;
 }

@@ -259,23 +259,24 @@ static const struct {
 	ROW(cuMemFree_v2), ROW(cuMemFreeAsync), ROW(cuMemFreeAsync_ptsz), ROW(cuMemRelease), ROW(cuMemFreeHost),
 };
 
-/* The wrappers into the implementations; with_count (a diagnostic mode):
- * the frees too, and the table of what is held. */
-void cushim_oom_install(int with_count)
+/* The allocators' wrappers as claims; with_count (a diagnostic mode): the
+ * frees' too, and the table of what is held. */
+size_t cushim_oom_claims(struct cushim_claim *c, int with_count)
 {
+	size_t n = 0;
 	for (size_t k = 0; k < sizeof allocs / sizeof *allocs; k++)
-		if (cushim_real[allocs[k].idx] && cushim_impl[allocs[k].idx] == cushim_real[allocs[k].idx])
-			cushim_set_impl(allocs[k].idx, allocs[k].fn);
+		c[n++] = (struct cushim_claim){ allocs[k].idx, allocs[k].fn, CUSHIM_OWNER_MEMORY, CUSHIM_CLAIM_REPLACE, NULL };
 	if (!with_count)
-		return;
+		return n;
 	void *t = mmap(NULL, SLOTS * sizeof *table, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (t == MAP_FAILED)
-		return;
+		return n;
 	for (uint32_t k = 0; k < SLOTS; k++)
 		((struct held *)t)[k].kind = -1;
 	table = t;
 	for (size_t k = 0; k < sizeof frees / sizeof *frees; k++)
-		if (cushim_real[frees[k].idx] && cushim_impl[frees[k].idx] == cushim_real[frees[k].idx])
-			cushim_set_impl(frees[k].idx, frees[k].fn);
+		c[n++] = (struct cushim_claim){ frees[k].idx, frees[k].fn, CUSHIM_OWNER_MEMORY, CUSHIM_CLAIM_REPLACE, NULL };
+	/* no wrapper runs before the slots are published, after the claims */
 	__atomic_store_n(&counting, 1, __ATOMIC_RELEASE);
+	return n;
 }

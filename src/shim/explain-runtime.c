@@ -373,11 +373,9 @@ static CUresult CUDAAPI gate_cuDriverGetVersion(int *version)
 	return r;
 }
 
-void cushim_runtime_gate_install(void)
+size_t cushim_runtime_gate_claims(struct cushim_claim *c)
 {
-	unsigned i = CUSHIM_IDX_cuDriverGetVersion;
-	if (!cushim_impl[i] || answer)
-		return;
-	answer = cushim_impl[i];
-	cushim_set_impl(i, (void *)gate_cuDriverGetVersion);
+	c[0] = (struct cushim_claim){ CUSHIM_IDX_cuDriverGetVersion, (void *)gate_cuDriverGetVersion, CUSHIM_OWNER_GATE,
+				      CUSHIM_CLAIM_WRAP, &answer };
+	return 1;
 }

@@ -6,6 +6,8 @@
 #ifndef CUSHIM_EXPLAIN_H
 #define CUSHIM_EXPLAIN_H
 #include "table.h"
+#include "owners.h"
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -41,9 +43,11 @@ int cushim_fork_child(void) CUSHIM_HIDDEN;        /* in the child, after fork: 1
 void cushim_fork_watching(void) CUSHIM_HIDDEN;    /* its calls go through the trace wrappers now */
 void cushim_fork_failed(unsigned i) CUSHIM_HIDDEN; /* export i returned 3 in such a child */
 
-/* explain-module.c: the module, library and link loaders' wrappers, into
- * cushim_impl. */
-void cushim_module_install(void) CUSHIM_HIDDEN;
+/* The explainers' wrappers over the driver's functions, as claims
+ * (owners.h) into c: their number, at most CUSHIM_MAX_CLAIMS each. */
+#define CUSHIM_MAX_CLAIMS 64
+/* explain-module.c: the module, library and link loaders'. */
+size_t cushim_module_claims(struct cushim_claim *c) CUSHIM_HIDDEN;
 /* explain-image.c: the bytes of a refused image that the reader of images
  * (modimage.c) looks at, from the program's memory (through peek.h) or
  * from a file; zeros where it looks at none.  A size of 0: as its header
@@ -66,15 +70,15 @@ int cushim_image_readable(const struct cushim_image *im) CUSHIM_HIDDEN;
 void cushim_image_free(struct cushim_image *im) CUSHIM_HIDDEN;
 
 /* explain-init.c: cuInit's failure (own_cuInit calls it with what the driver
- * returned), and the context creators' wrappers, into the implementations. */
+ * returned), and the context creators' wrappers. */
 void cushim_init_failed(CUresult r) CUSHIM_HIDDEN;
-void cushim_init_install(void) CUSHIM_HIDDEN;
+size_t cushim_start_claims(struct cushim_claim *c) CUSHIM_HIDDEN;
 
 /* explain-oom.c: the allocators' wrappers (and, with count, the frees' and
- * the count of what the process holds), into the implementations. */
-void cushim_oom_install(int count) CUSHIM_HIDDEN;
+ * the count of what the process holds). */
+size_t cushim_oom_claims(struct cushim_claim *c, int count) CUSHIM_HIDDEN;
 
 /* explain-runtime.c: in masquerade, cuDriverGetVersion's answer judged
- * against the runtimes loaded. */
-void cushim_runtime_gate_install(void) CUSHIM_HIDDEN;
+ * against the runtimes loaded: wraps whatever answered it. */
+size_t cushim_runtime_gate_claims(struct cushim_claim *c) CUSHIM_HIDDEN;
 #endif

@@ -103,6 +103,15 @@ const char *cushim_export_origin(const char *name)
 	return names[cushim_origin[i] < CUSHIM_NORIGINS ? cushim_origin[i] : 0];
 }
 
+int cushim_export_owner(const char *name)
+{
+	int i = cushim_lookup_index(name);
+	if (i < 0)
+		return -1;
+	cushim_boot();
+	return cushim_owner[i];
+}
+
 /* How many exports came from each origin (as cushim_export_origin names
  * them): counts[0..3] for none, driver, dlsym, runtime. */
 void cushim_origin_counts(int counts[4])

@@ -20,15 +20,36 @@
 struct cushim_state cushim_state;
 void *cushim_real[CUSHIM_NSYMS];
 void *cushim_impl[CUSHIM_NSYMS];
+unsigned char cushim_owner[CUSHIM_NSYMS];
 unsigned char cushim_origin[CUSHIM_NSYMS];
 void *cushim_hidden_real[CUSHIM_NSYMS];
 int cushim_emulating;
 unsigned char cushim_missing_why[CUSHIM_NSYMS];
 int cushim_boot_done;
 
-void cushim_set_impl(unsigned i, void *fn)
+/* Whether claim c may take its export, by its rule. */
+static int may_take(const struct cushim_claim *c)
 {
-	cushim_impl[i] = fn;
+	unsigned i = c->idx, o = cushim_owner[i];
+	switch (c->how) {
+	case CUSHIM_CLAIM_REPLACE: return cushim_real[i] && o == CUSHIM_OWNER_DRIVER;
+	case CUSHIM_CLAIM_SERVE: return !cushim_real[i] && o == CUSHIM_OWNER_NONE;
+	case CUSHIM_CLAIM_WRAP: return cushim_impl[i] != NULL;
+	default: return 1;
+	}
+}
+
+void cushim_apply_claims(const struct cushim_claim *c, size_t n)
+{
+	for (unsigned owner = 0; owner < CUSHIM_NOWNERS; owner++)
+		for (size_t k = 0; k < n; k++) {
+			if (c[k].owner != owner || c[k].idx >= CUSHIM_NSYMS || !may_take(&c[k]))
+				continue;
+			if (c[k].how == CUSHIM_CLAIM_WRAP)
+				*c[k].next = cushim_impl[c[k].idx];
+			cushim_impl[c[k].idx] = c[k].fn;
+			cushim_owner[c[k].idx] = (unsigned char)owner;
+		}
 }
 
 void cushim_reroute(struct cushim_findings *f, unsigned i, void *fn)
@@ -128,6 +149,8 @@ void cushim_state_publish(const struct cushim_findings *f)
 	cushim_emulating = f->emulating;
 	memcpy(cushim_real, f->real, sizeof cushim_real);
 	memcpy(cushim_impl, f->impl, sizeof cushim_impl);
+	for (unsigned i = 0; i < CUSHIM_NSYMS; i++)
+		cushim_owner[i] = cushim_impl[i] ? CUSHIM_OWNER_DRIVER : CUSHIM_OWNER_NONE;
 	memcpy(cushim_hidden_real, f->hidden_real, sizeof cushim_hidden_real);
 	memcpy(cushim_origin, f->origin, sizeof cushim_origin);
 	memcpy(cushim_missing_why, f->why, sizeof cushim_missing_why);
@@ -137,7 +160,7 @@ void cushim_state_publish(const struct cushim_findings *f)
 void cushim_count_adapted(void)
 {
 	for (unsigned i = 0; i < CUSHIM_NSYMS; i++)
-		if (!cushim_real[i] && cushim_impl[i]) {
+		if (cushim_owner[i] == CUSHIM_OWNER_ADAPTER) {
 			cushim_state.adapted++;
 			cushim_state.missing--;
 		}
@@ -184,7 +207,7 @@ void cushim_adopt_answers(const struct cushim_source *rt, void *const answers[CU
 		if (p != old) {
 			replaced++;
 			__atomic_store_n(&cushim_real[i], p, __ATOMIC_RELEASE);
-			if (cushim_impl[i] == old)
+			if (cushim_owner[i] == CUSHIM_OWNER_DRIVER)
 				__atomic_store_n(&cushim_impl[i], p, __ATOMIC_RELEASE);
 			if (__atomic_load_n(&cushim_slot[i], __ATOMIC_ACQUIRE) == old)
 				__atomic_store_n(&cushim_slot[i], p, __ATOMIC_RELEASE);

@@ -7,17 +7,22 @@
 #ifndef CUSHIM_STATE_H
 #define CUSHIM_STATE_H
 #include "table.h"
+#include "owners.h"
 
 struct cushim_source; /* boot.h */
 
 /* What the driver gave for each export (NULL: missing), and what implements
  * each: cushim's own function, the driver's, or NULL when it is missing; the
- * trace wrappers call through it.  state.c alone writes them: the modules
- * that install their own answers do it through the setters below. */
+ * trace wrappers call through it; and who that is (owners.h).  state.c alone
+ * writes them: the modules that put their own functions in an export's
+ * place claim it (struct cushim_claim), and cushim_apply_claims decides. */
 extern void *cushim_real[CUSHIM_NSYMS] CUSHIM_HIDDEN;
 extern void *cushim_impl[CUSHIM_NSYMS] CUSHIM_HIDDEN;
-/* Export i is implemented by fn, cushim's own (an adapter, an override). */
-void cushim_set_impl(unsigned i, void *fn) CUSHIM_HIDDEN;
+extern unsigned char cushim_owner[CUSHIM_NSYMS] CUSHIM_HIDDEN;
+/* The claims of every module, applied in the order of precedence that
+ * enum cushim_owner gives (whatever order they come in): a claim takes an
+ * export where its rule (enum cushim_claim_how) allows it, in that order. */
+void cushim_apply_claims(const struct cushim_claim *c, size_t n) CUSHIM_HIDDEN;
 /* Where each export's driver function came from. */
 enum cushim_origin {
 	CUSHIM_FROM_NONE,    /* missing, or served by cushim alone */
@@ -29,7 +34,8 @@ enum cushim_origin {
 extern unsigned char cushim_origin[CUSHIM_NSYMS] CUSHIM_HIDDEN;
 /* The driver's function behind each hidden export (CUSHIM_HIDE). */
 extern void *cushim_hidden_real[CUSHIM_NSYMS] CUSHIM_HIDDEN;
-/* CUSHIM_DRIVER_VERSION below the real driver's: answered as that version. */
+/* CUSHIM_DRIVER_VERSION below the real driver's: answered as that version.
+ * The one test of emulation: every module asks this. */
 extern int cushim_emulating CUSHIM_HIDDEN;
 /* Why each missing export is missing (missing.c says it). */
 enum cushim_why { CUSHIM_WHY_NONE, CUSHIM_WHY_NEWER, CUSHIM_WHY_ABSENT, CUSHIM_WHY_HIDDEN, CUSHIM_WHY_SELF };
@@ -42,7 +48,7 @@ struct cushim_state {
 	const char *via;           /* how entry points are asked now: "the driver's cuGetProcAddress_v2", ... */
 	char path[4096];           /* the driver or runtime file asked */
 	int resolved, missing, adapted;
-	int tracing;               /* the slots hold the trace wrappers */
+	int tracing;               /* the slots hold the trace wrappers: the one flag that says so */
 	uint64_t find_ns, resolve_ns; /* bootstrap: finding the entry points, resolving the table */
 };
 extern struct cushim_state cushim_state CUSHIM_HIDDEN;

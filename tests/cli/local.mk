@@ -19,7 +19,7 @@ tests_cli_driver_only_app_LDFLAGS = $(CUDA_STUBS_LDFLAGS)
 tests_cli_driver_only_app_LDADD = -lcuda
 EXTRA_tests_cli_driver_only_app_DEPENDENCIES = $(CUDA_STUBS_DEPS)
 CLI_TESTS = tests/cli/check-imports.sh tests/cli/check-errors.sh tests/cli/run.sh \
-	tests/cli/symbols.sh tests/cli/docs.sh tests/cli/fake-driver.sh tests/cli/check-cuda.sh tests/cli/driver-search.sh \
+	tests/cli/symbols.sh tests/cli/docs.sh tests/cli/fake-driver.sh tests/cli/doctor-exports.sh tests/cli/check-cuda.sh tests/cli/driver-search.sh \
 	tests/cli/check-tree.sh tests/cli/check-tree-cuda.sh tests/cli/check-wheel.sh tests/cli/check-host-marks.sh \
 	tests/cli/check-fifo.sh tests/cli/check-demangle.sh \
 	tests/cli/check-self.sh tests/cli/lib-prefix.sh tests/cli/check-code-kinds.sh tests/cli/check-loads.sh \
@@ -102,6 +102,7 @@ tests/cli/check-host-marks.log: tests/cli/fatbin-marks-app$(EXEEXT) tests/cli/fa
 $(CLI_TESTS:.sh=.log): cushim$(EXEEXT) libcushim.la tests/cli/cuda13-app$(EXEEXT)
 # The fake drivers of tests/fake (the test skips when they are not there).
 tests/cli/fake-driver.log: $(FAKE_DRIVERS) $(FAKE_NO_RUNTIME)
+tests/cli/doctor-exports.log: $(FAKE_DRIVERS) $(FAKE_NO_RUNTIME)
 tests/cli/driver-search.log: $(FAKE_DRIVERS) $(FAKE_NO_RUNTIME) $(FAKE_BAD)
 tests/cli/check-compat.log: $(FAKE_DRIVERS) $(FAKE_NO_RUNTIME)
 # The parts of docs.sh, one concern each.

@@ -351,13 +351,26 @@ static void reset(void)
 	mem_location.id = 2;
 }
 
+/* The bootstrap's install of the adapters alone: the owners as the
+ * driver's answers leave them, then the adapters' claims applied. */
+static void adapt_install(int enabled)
+{
+	static struct cushim_claim c[CUSHIM_NSYMS];
+	for (unsigned i = 0; i < CUSHIM_NSYMS; i++)
+		cushim_owner[i] = cushim_real[i]   ? CUSHIM_OWNER_DRIVER :
+				  cushim_impl[i]   ? CUSHIM_OWNER_ADAPTER :
+						     CUSHIM_OWNER_NONE;
+	if (enabled)
+		cushim_apply_claims(c, cushim_adapt_claims(c));
+}
+
 static void setup(void)
 {
 	cushim_conf.level = CUSHIM_LOG_OFF;
 	cushim_conf.npatterns = 0;
 	cushim_conf.adapt = 1;
 	driver(11040);
-	cushim_adapt_install(1);
+	adapt_install(1);
 	reset();
 }
 
@@ -455,7 +468,7 @@ START_TEST(install_leaves_resolved)
 	/* the driver has the newer variant: its own stays */
 	driver(13000);
 	cushim_real[CUSHIM_IDX_cuCtxCreate_v4] = cushim_impl[CUSHIM_IDX_cuCtxCreate_v4] = (void *)0x1234;
-	cushim_adapt_install(1);
+	adapt_install(1);
 	ck_assert_ptr_eq(cushim_impl[CUSHIM_IDX_cuCtxCreate_v4], (void *)0x1234);
 }
 END_TEST
@@ -465,7 +478,7 @@ START_TEST(install_needs_older)
 	driver(11040);
 	cushim_real[CUSHIM_IDX_cuEventElapsedTime] = cushim_impl[CUSHIM_IDX_cuEventElapsedTime] = NULL;
 	cushim_real[CUSHIM_IDX_cuCtxCreate_v2] = cushim_impl[CUSHIM_IDX_cuCtxCreate_v2] = NULL;
-	cushim_adapt_install(1);
+	adapt_install(1);
 	ck_assert_ptr_null(cushim_impl[CUSHIM_IDX_cuEventElapsedTime_v2]);
 	/* cuCtxCreate_v4 still has cuCtxCreate_v3 */
 	ck_assert_ptr_nonnull(cushim_impl[CUSHIM_IDX_cuCtxCreate_v4]);
@@ -482,7 +495,7 @@ START_TEST(install_hidden)
 	driver(11040);
 	cushim_conf.patterns[0] = pat;
 	cushim_conf.npatterns = 1;
-	cushim_adapt_install(1);
+	adapt_install(1);
 	ck_assert_ptr_null(cushim_impl[CUSHIM_IDX_cuCtxCreate_v4]);
 	ck_assert_ptr_nonnull(cushim_impl[CUSHIM_IDX_cuCtxSynchronize_v2]);
 }
@@ -491,13 +504,13 @@ END_TEST
 START_TEST(install_off)
 {
 	driver(11040);
-	cushim_adapt_install(0);
+	adapt_install(0);
 	ck_assert_ptr_null(cushim_impl[CUSHIM_IDX_cuCtxCreate_v4]);
 	cushim_conf.adapt = 0; /* CUSHIM_ADAPT=0 */
-	cushim_adapt_install(1);
+	adapt_install(1);
 	ck_assert_ptr_null(cushim_impl[CUSHIM_IDX_cuCtxCreate_v4]);
 	cushim_conf.adapt = 1;
-	cushim_adapt_install(1);
+	adapt_install(1);
 	ck_assert_ptr_nonnull(cushim_impl[CUSHIM_IDX_cuCtxCreate_v4]);
 }
 END_TEST
@@ -528,7 +541,7 @@ static void install_bad(void)
 	setenv("CUSHIM_ADAPT", "yes", 1);
 	cushim_conf_load();
 	unsetenv("CUSHIM_ADAPT");
-	cushim_adapt_install(1);
+	adapt_install(1);
 }
 
 START_TEST(install_bad_value)
@@ -545,11 +558,11 @@ START_TEST(install_green_contexts)
 {
 	/* 12.4 has green contexts: cuStreamGetCtx_v2 cannot be served */
 	driver(12040);
-	cushim_adapt_install(1);
+	adapt_install(1);
 	ck_assert_ptr_null(cushim_impl[CUSHIM_IDX_cuStreamGetCtx_v2]);
 	ck_assert_ptr_null(cushim_impl[CUSHIM_IDX_cuStreamGetCtx_v2_ptsz]);
 	driver(12030);
-	cushim_adapt_install(1);
+	adapt_install(1);
 	ck_assert_ptr_nonnull(cushim_impl[CUSHIM_IDX_cuStreamGetCtx_v2]);
 }
 END_TEST
@@ -854,7 +867,7 @@ static void graph_driver_13_0(void)
 {
 	driver(13000);
 	SET(cuGraphAddNode_v2);
-	cushim_adapt_install(1);
+	adapt_install(1);
 	reset();
 }
 
@@ -1303,7 +1316,7 @@ START_TEST(stream_get_ctx_green_driver)
 	CUcontext ctx = NULL;
 	CUgreenCtx green = NULL;
 	driver(12030);
-	cushim_adapt_install(1);
+	adapt_install(1);
 	reset();
 	cushim_state.driver_version = 12040;
 	ck_assert_int_eq(ADAPTER(cuStreamGetCtx_v2)((CUstream)0x5, &ctx, &green), MISSING_RC);
