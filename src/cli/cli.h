@@ -98,6 +98,8 @@ int cli_elf_checkable(Elf *elf, const char **machine, const char **why);
  * says why.  st: the file's status (where stat succeeded). */
 struct stat;
 int cli_open_regular(const char *path, struct stat *st, const char **type);
+/* The same, opened as how says (O_RDONLY, O_RDWR). */
+int cli_open_regular_as(const char *path, int how, struct stat *st, const char **type);
 /* Is this a regular file holding an ELF object for this machine? */
 int cli_elf_native(const char *path);
 /* What the loader makes of a file where it looks for a library: it passes

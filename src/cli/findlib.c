@@ -36,6 +36,11 @@ static const char *type_name(mode_t m)
 
 int cli_open_regular(const char *path, struct stat *st, const char **type)
 {
+	return cli_open_regular_as(path, O_RDONLY, st, type);
+}
+
+int cli_open_regular_as(const char *path, int how, struct stat *st, const char **type)
+{
 	int fd, flags;
 	*type = NULL;
 	if (stat(path, st) != 0)
@@ -45,7 +50,7 @@ int cli_open_regular(const char *path, struct stat *st, const char **type)
 		errno = EINVAL;
 		return -1;
 	}
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
+	if ((fd = open(path, how | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
 		return -1;
 	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) { /* replaced since the stat */
 		*type = type_name(st->st_mode);

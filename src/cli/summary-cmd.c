@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_FILES 4096
@@ -77,7 +78,9 @@ static const char *add_doc(struct total *t, const struct jv *doc)
 
 static int add_file(struct total *t, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	const char *type;
+	int fd = cli_open_regular(path, &st, &type);
 	size_t cap = 1 << 16, len = 0;
 	char *buf = malloc(cap);
 	const char *why = NULL;
@@ -85,7 +88,9 @@ static int add_file(struct total *t, const char *path)
 	ssize_t r = 0;
 
 	if (fd < 0 || !buf) {
-		cli_error("%s: %s", path, strerror(errno));
+		cli_error("%s: %s", path, type ? type : strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		free(buf);
 		return CLI_ERROR;
 	}

@@ -92,14 +92,15 @@ static int report(const char *path, int fd, const char *p, size_t size, struct t
 
 static int one_file(const char *path, int fix)
 {
-	int fd = open(path, (fix ? O_RDWR : O_RDONLY) | O_CLOEXEC), rc = CLI_ERROR;
 	static struct tl_scan s;
-	const char *why;
+	struct stat st;
+	const char *why, *type;
 	size_t size;
 	char *p;
+	int fd = cli_open_regular_as(path, fix ? O_RDWR : O_RDONLY, &st, &type), rc = CLI_ERROR;
 
 	if (fd < 0) {
-		cli_error("%s: %s", path, strerror(errno));
+		cli_error("%s: %s", path, type ? type : strerror(errno));
 		return CLI_ERROR;
 	}
 	if ((p = tl_map(path, fd, &size))) {

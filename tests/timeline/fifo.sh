@@ -8,6 +8,10 @@
 #     CUSHIM_SUMMARY.
 #  3. A character device (made here, /dev/null's numbers) as
 #     CUSHIM_TIMELINE: refused the same way (needs mknod: root).
+#  4. What is read is never opened either when it is not a regular file: a
+#     FIFO as CUSHIM_DRIVER in masquerade (the loader would wait on it for
+#     ever): one message, and the driver is found as without it; a FIFO
+#     given to cushim timeline and cushim summary: one line, exit 2.
 # Each program runs under timeout: a hang is a failure.
 . "$top_srcdir/tests/harness/defs.sh"
 fake=$top_builddir/tests/fake
@@ -65,4 +69,20 @@ if mknod "$T/dev.json" c 1 3 2>/dev/null; then
 else
 	echo "no device made (mknod needs root): that case is skipped"
 fi
+
+# 4. What is read.
+mkfifo "$T/drv.fifo" || exit 99
+mkdir -p "$T/masq" && ln -s "$top_builddir/.libs/libcushim.so" "$T/masq/libcuda.so.1" || exit 99
+LD_LIBRARY_PATH=$T/masq:$fake/drv-13.0:$fake/no-rt CUSHIM_DRIVER=$T/drv.fifo run_cmd drvfifo timeout 30 \
+	$EXE_WRAPPER "$app" calls 10
+if ended drvfifo; then
+	[ "$(grep -c "$T/drv.fifo is not a regular file: not loaded as a driver" "$T/drvfifo.err")" -eq 1 ] ||
+		fail "CUSHIM_DRIVER a FIFO: not one message: $(cat "$T/drvfifo.err")"
+fi
+for cmd in timeline summary; do
+	run_cmd "cmd-$cmd" timeout 30 "$CUSHIM" "$cmd" "$T/tl.json"
+	[ "$rc" -ne 124 ] || fail "cushim $cmd FIFO: hung"
+	expect_rc "cmd-$cmd" 2
+	grep -qx "cushim: $T/tl.json: a FIFO" "$T/cmd-$cmd.err" || fail "cushim $cmd FIFO: $(cat "$T/cmd-$cmd.err")"
+done
 finish
