@@ -152,9 +152,10 @@ static void report_exports(const struct cli_shim *shim)
 	n = 0;
 	for (int i = 0; i < CUSHIM_NSYMS; i++) {
 		const struct cushim_adapter *a;
+		char how[256];
 		if (shim->lacks[i] == 2 && (a = cli_adapter_for(i, shim->driver_version)))
-			printf("%-12s %s (CUDA %s) by %s when %s\n", n++ ? "" : "adapted:", cushim_syms[i].name,
-			       cli_version(cushim_syms[i].version), a->older, a->condition);
+			printf("%-12s %s (CUDA %s) by %s\n", n++ ? "" : "adapted:", cushim_syms[i].name,
+			       cli_version(cushim_syms[i].version), cushim_adapter_how(a, how, sizeof how));
 	}
 }
 

@@ -5,6 +5,7 @@
 #ifndef CUSHIM_ADAPTERS_H
 #define CUSHIM_ADAPTERS_H
 #include "table.h"
+#include <stddef.h>
 
 struct cushim_adapter {
 	const char *name;      /* the export served: "cuCtxCreate_v4" */
@@ -12,6 +13,10 @@ struct cushim_adapter {
 	const char *condition; /* when the two mean the same: "no parameters" */
 	int below;             /* serves only on a driver older than this CUDA version; 0: any */
 };
+
+/* Which variant serves it, and when, in words: "cuCtxCreate_v2 when no
+ * parameters", "cuEventElapsedTime" (always), into buf. */
+const char *cushim_adapter_how(const struct cushim_adapter *a, char *buf, size_t size);
 
 /* The rows, as an X-macro, so that a program without the library's core can
  * build the same table: X(name, older, condition, below), the names as bare

@@ -609,7 +609,8 @@ size_t cushim_adapt_claims(struct cushim_claim *c)
 		if (cushim_real[i] || cushim_hidden_name(cushim_syms[i].name) ||
 		    !(a = cushim_adapter_row(i, cushim_state.driver_version, driver_has)))
 			continue;
-		cushim_note(CUSHIM_LOG_INFO, "%s is served by %s when %s", a->name, a->older, a->condition);
+		char how[256];
+		cushim_note(CUSHIM_LOG_INFO, "%s is served by %s", a->name, cushim_adapter_how(a, how, sizeof how));
 		c[n++] = (struct cushim_claim){ (unsigned)i, cushim_adapter_for((unsigned)i), CUSHIM_OWNER_ADAPTER,
 						CUSHIM_CLAIM_SERVE, NULL };
 	}

@@ -80,6 +80,14 @@ if ! /sbin/ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
 	row cuGetErrorString - errors
 	row cuInit - none
 fi
+# doctor's list of adapted exports says the condition in words, and none
+# where it always holds
+if [ -d "$fake/drv-11.4" ]; then
+	LD_LIBRARY_PATH=$fake/drv-11.4:$fake/no-rt run_cmd adapted "$CUSHIM" doctor
+	grep -q "^ *cuEventElapsedTime_v2 (CUDA 12.8) by cuEventElapsedTime$" "$T/adapted.out" &&
+		grep -q "cuCtxCreate_v4 (CUDA 12.5) by cuCtxCreate_v2 when no parameters$" "$T/adapted.out" &&
+		! grep -q "when always" "$T/adapted.out" || fail "adapted: $(grep -A40 adapted: "$T/adapted.out")"
+fi
 run_cmd bad "$CUSHIM" doctor --exports --bogus
 expect_rc bad 2
 finish
