@@ -103,4 +103,4 @@ cut -f1 "$T/comment.paths" | uniq | while read -r p; do
 	esac
 	echo "$p ($(awk -F'\t' -v p="$p" '$1 == p { printf "%s%s", n++ ? " " : "", $2 }' "$T/comment.paths"))"
 done >"$T/comment.bad"
-[ -s "$T/comment.bad" ] && fail "comments in tests/ name paths that are not in the tree: $(cat "$T/comment.bad")"
+[ -s "$T/comment.bad" ] && fail "the tests' comments and .md files name paths that are not in the tree: $(cat "$T/comment.bad")"
