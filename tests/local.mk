@@ -14,6 +14,8 @@
 check-slow: all
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(SLOW_TESTS)'
 .PHONY: check-slow
+# README.md: which tests prove each module of src/ and each setting.
+EXTRA_DIST += tests/README.md
 EXTRA_DIST += tests/oracle/README.md tests/oracle/capture-procaddress.c \
 	tests/oracle/cuGetProcAddress-driver-580.159.04.tsv tests/oracle/libcuda-580.159.04-exports.txt
 include tests/harness/local.mk

@@ -48,7 +48,7 @@ CLEANFILES += tests/realdrv/imports.c
 
 TESTS += tests/realdrv/drivers.sh tests/realdrv/lookups.sh tests/realdrv/validity.sh tests/realdrv/runtimes.sh tests/realdrv/runtimes-gpu.sh
 # make check tests what is cached; make check-compat fetches first
-COMPAT_TESTS += tests/realdrv/drivers.sh tests/realdrv/lookups.sh tests/realdrv/validity.sh tests/realdrv/validity.sh tests/realdrv/runtimes.sh
+COMPAT_TESTS += tests/realdrv/drivers.sh tests/realdrv/lookups.sh tests/realdrv/validity.sh tests/realdrv/runtimes.sh
 EXTRA_DIST += tests/realdrv/fetch.sh tests/realdrv/imports.awk tests/realdrv/realdrv-env.sh tests/realdrv/drivers.sh \
 	tests/realdrv/lookups.sh tests/realdrv/validity.sh tests/realdrv/rt-driver.c \
 	tests/realdrv/runtimes.sh tests/realdrv/runtimes-gpu.sh

@@ -1,5 +1,5 @@
-/* Unit tests of the loader search (src/ldsearch.c, and the command's use of
- * it in src/cli/ldsearch.c): the order of ld.so(8), DT_RPATH, then
+/* Unit tests of the loader search (src/common/ldsearch.c, and the command's
+ * use of it in src/cli/findlib.c): the order of ld.so(8), DT_RPATH, then
  * LD_LIBRARY_PATH, then DT_RUNPATH, then the folders of /etc/ld.so.conf (its
  * includes followed, from which ldconfig builds the cache), then the default
  * folders; $ORIGIN, $LIB and $PLATFORM in a run path; and, for the command,

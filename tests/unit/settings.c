@@ -1,9 +1,10 @@
-/* Unit tests of the settings' parsers (src/conf.c, src/settings.c): each
- * parser on good and bad values, each setting through the table (its check
- * and its verdict), the configuration read from the environment (a bad
- * value: the table's default, or nothing) and the one warning a bad value
- * gets, naming the variable, what it accepts and what applies instead.
- * The expected values are written here from the settings' contract. */
+/* Unit tests of the settings' parsers (src/common/conf.c,
+ * src/common/settings.c): each parser on good and bad values, each setting
+ * through the table (its check and its verdict), the configuration read from
+ * the environment (a bad value: the table's default, or nothing) and the one
+ * warning a bad value gets, naming the variable, what it accepts and what
+ * applies instead.  The expected values are written here from the settings'
+ * contract. */
 #include "conf.h"
 #include "log.h"
 #include "settings.h"

@@ -1,9 +1,10 @@
-/* Unit tests of the trace's formatting (src/trace.c): every kind of
- * argument the table gives a parameter (tools/gensyms.py: ptr, handle, x32,
- * x64, i32, u8 to u64, enum, str, f32, a structure passed by value), the
- * result, the numbers of the timeline, a cut buffer, and a whole trace
- * line as it reaches the log.  Each expected text is written here from the
- * argument's value, not taken from the formatter. */
+/* Unit tests of the trace's formatting (src/common/callfmt.c, and
+ * src/diag/trace.c for whole lines): every kind of argument the table gives
+ * a parameter (tools/gensyms.py: ptr, handle, x32, x64, i32, u8 to u64,
+ * enum, str, f32, a structure passed by value), the result, the numbers of
+ * the timeline, a cut buffer, and a whole trace line as it reaches the log.
+ * Each expected text is written here from the argument's value, not taken
+ * from the formatter. */
 #include "conf.h"
 #include "log.h"
 #include "stamp.h"
