@@ -1,6 +1,6 @@
 /* The JIT compilers a file carries, and the driver the PTX they emit by
  * default needs (the rule and its sources: cli_jit_default_need in
- * src/common/requirements.c). */
+ * src/common/gpucode/requirements.c). */
 #include "config.h"
 #include "jitc.h"
 #include "cudart.h"

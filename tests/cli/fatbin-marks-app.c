@@ -25,8 +25,8 @@ __attribute__((used)) static const char runtime_marks[] =
 	"\n//\n.version 8.0\n.target sm_90\n.address_size 64\n\n.visible .entry kernel()\n{\n\tret;\n}\n"
 #define PACKED "Cuda compilation tools, release 99.9, V99.9.1..." /* 48 bytes */
 
-/* The fatbin layout src/common/fatbin.c reads: a container header, then an
- * image header (64 bytes) before each image. */
+/* The fatbin layout src/common/gpucode/fatbin.c reads: a container header,
+ * then an image header (64 bytes) before each image. */
 struct image_header {
 	uint16_t kind, unknown;
 	uint32_t header_size;

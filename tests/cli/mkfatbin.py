@@ -1,5 +1,5 @@
 """Writes a fatbin file for the tests of cushim check, in the layout
-src/common/fatbin.c reads: mkfatbin.py OUT IMAGE...
+src/common/gpucode/fatbin.c reads: mkfatbin.py OUT IMAGE...
 
 IMAGE is sass:ARCH or ptx:ARCH:ISA, ARCH with NVIDIA's suffix where it has
 one (sass:90a, ptx:100f:8.8).  SASS holds bytes that are no cubin (so it

@@ -10,11 +10,11 @@
  *                <unreadable ADDRESS> at the first byte that cannot be read.
  *   FUZZ_IMAGE   a module image (src/shim/explain-image.c): the copy that
  *                holds only what the reader of images looks at gives that
- *                reader (src/common/modimage.c) the same answer as the whole
- *                bytes, from memory and from a file; with its size taken
- *                from its header and its bytes just before a PROT_NONE
- *                page, it cannot be read from a byte past their end, or
- *                it is read whole. */
+ *                reader (src/common/gpucode/modimage.c) the same answer
+ *                as the whole bytes, from memory and from a file; with its
+ *                size taken from its header and its bytes just before a
+ *                PROT_NONE page, it cannot be read from a byte past their
+ *                end, or it is read whole. */
 #include "config.h"
 #include "peek.h"
 #include <stdint.h>

@@ -42,8 +42,8 @@ FUZZ_STRING_SRC = $(top_srcdir)/tests/fuzz/fuzz-peek.c $(top_srcdir)/src/common/
 tests/fuzz/fuzz-string: $(FUZZ_STRING_SRC) $(GENERATED)
 	$(AM_V_CCLD)$(FUZZ_FUZZ) -DFUZZ_STRING $(FUZZ_STRING_SRC)
 FUZZ_IMAGE_SRC = $(top_srcdir)/tests/fuzz/fuzz-peek.c $(top_srcdir)/src/shim/explain-image.c \
-	$(top_srcdir)/src/common/peek.c $(top_srcdir)/src/common/elfbytes.c $(top_srcdir)/src/common/fatbin.c \
-	$(top_srcdir)/src/common/modimage.c
+	$(top_srcdir)/src/common/peek.c $(top_srcdir)/src/common/gpucode/elfbytes.c $(top_srcdir)/src/common/gpucode/fatbin.c \
+	$(top_srcdir)/src/common/gpucode/modimage.c
 tests/fuzz/fuzz-image: $(FUZZ_IMAGE_SRC) $(GENERATED)
 	$(AM_V_CCLD)$(FUZZ_FUZZ) -DFUZZ_IMAGE $(FUZZ_IMAGE_SRC)
 fuzz-targets: $(FUZZ_TARGETS)
