@@ -36,7 +36,7 @@ static int gpu_class(const struct opts *o, int i)
 	const char *name = o->gpu_names[i];
 	if (strstr(name, "GeForce") || strstr(name, "TITAN"))
 		return COMPAT_REFUSED;
-	if (strstr(name, "Tesla") || cli_gpu_tegra(cc))
+	if (strstr(name, "Tesla") || gpu_tegra(cc))
 		return COMPAT_ACCEPTED;
 	for (size_t k = 0; k < sizeof datacentre / sizeof *datacentre; k++)
 		if (datacentre[k] == cc)
@@ -83,7 +83,7 @@ int check_compat(const struct tree *t, struct opts *o, struct compat *c)
 	numbers(c->devices, sizeof c->devices, e.compat_devices);
 	c->cuda = nvenv_compat_cuda(&e);
 	c->host = o->versus;
-	c->branch = o->versus_branch ? o->versus_branch : cli_driver_branch(o->versus);
+	c->branch = o->versus_branch ? o->versus_branch : req_driver_branch(o->versus);
 	c->used = !o->versus || !c->branch ? -1 : nvenv_compat_lists(&e, c->branch) && c->cuda > o->versus;
 	o->compat = c;
 	if (c->used != 1)
@@ -107,7 +107,7 @@ static const char *gpu_words(const struct compat *c, const struct opts *o, int i
 	if (n < 0 || (size_t)n >= size)
 		return buf;
 	if (c->gpu[i] == COMPAT_ACCEPTED)
-		snprintf(buf + n, size - (size_t)n, ": accepted (%s)", cli_gpu_tegra(o->gpus[i].major * 10 +
+		snprintf(buf + n, size - (size_t)n, ": accepted (%s)", gpu_tegra(o->gpus[i].major * 10 +
 			 o->gpus[i].minor) ? "a Jetson board" : "a data-centre GPU");
 	else if (c->gpu[i] == COMPAT_REFUSED)
 		snprintf(buf + n, size - (size_t)n, ": refused: cuInit fails with error 804 "

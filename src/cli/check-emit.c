@@ -40,7 +40,7 @@ static int open_ptx(const struct fb_list *l)
 
 void check_archset(const struct result *rs, size_t n, const char *prefix, struct archset *s)
 {
-	struct cli_gpu_fit fit;
+	struct gpu_fit fit;
 	memset(s, 0, sizeof *s);
 	while (s->n < ARCHSET_MAX && cli_gpu_known((size_t)s->n, &s->cc[s->n]))
 		s->runs[s->n++] = 1;
@@ -53,7 +53,7 @@ void check_archset(const struct result *rs, size_t n, const char *prefix, struct
 		s->files++;
 		s->open &= open_ptx(&r->gpu.list);
 		for (int i = 0; i < s->n; i++) {
-			cli_gpu_fit(&r->gpu.list, s->cc[i], 0, &fit);
+			gpu_fit(&r->gpu.list, s->cc[i], 0, &fit);
 			s->runs[i] &= fit.how == GPU_SASS || fit.how == GPU_PTX;
 			if (fit.how == GPU_PTX && fit.ptx_driver > s->need[i])
 				s->need[i] = fit.ptx_driver;
@@ -85,7 +85,7 @@ static int next_range(const struct archset *s, int at, int *from, int *to)
 	return 1;
 }
 
-static void version(char *buf, size_t size, struct cli_gpu_arch g)
+static void version(char *buf, size_t size, struct gpu_arch g)
 {
 	snprintf(buf, size, "%d.%d", g.major, g.minor);
 }

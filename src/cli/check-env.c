@@ -358,7 +358,7 @@ void env_print_json(const struct env *e, const struct result *rs, const struct o
 	printf(", \"needs_driver_cuda_version\": ");
 	printf(e->need ? "%d" : "null", e->need);
 	printf(", \"needs_driver_branch\": ");
-	printf(e->need && cli_driver_branch(e->need) ? "%d" : "null", cli_driver_branch(e->need));
+	printf(e->need && req_driver_branch(e->need) ? "%d" : "null", req_driver_branch(e->need));
 	printf(", \"missing_libraries\": %d, \"unloadable_libraries\": %d, \"modules_that_cannot_load\": %d, "
 	       "\"files_missing_other_libraries\": %d, \"files_loading_missing_libraries\": %d, \"gpus\": [", e->unfound,
 	       e->unloadable, e->optional, e->lacking, e->unloaded);

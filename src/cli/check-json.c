@@ -9,7 +9,7 @@ static const char *const by_names[] = { "null", "\"runtime\"", "\"gpu_code\"", "
 /* key: "13.0", cuda_key: 13000, branch_key: 580; nulls for 0.  A NULL key is left out. */
 static void json_version(const char *key, const char *cuda_key, const char *branch_key, int v)
 {
-	int b = v ? cli_driver_branch(v) : 0;
+	int b = v ? req_driver_branch(v) : 0;
 	if (v)
 		printf("\"%s\": \"%s\", \"%s\": %d", key, cli_version(v), cuda_key, v);
 	else
@@ -96,14 +96,14 @@ static void json_runtime(const struct cli_runtime *rt)
 	json_string(stdout, rt->used_why);
 	printf(", ");
 	json_version("needs_driver", "needs_driver_cuda_version", "needs_driver_branch",
-		     rt->version ? cli_runtime_min_driver(rt->version) : 0);
-	printf(", \"minor_version_compatibility\": %s}", cli_runtime_minor_compat(rt->version) ? "true" : "false");
+		     rt->version ? req_runtime_min_driver(rt->version) : 0);
+	printf(", \"minor_version_compatibility\": %s}", req_runtime_minor_compat(rt->version) ? "true" : "false");
 }
 
 static void json_image(const struct fb_image *im, int first)
 {
 	char name[48];
-	int need = im->kind == FB_PTX ? cli_ptx_isa_cuda(im->isa_major, im->isa_minor) : 0;
+	int need = im->kind == FB_PTX ? req_ptx_isa_cuda(im->isa_major, im->isa_minor) : 0;
 	printf("%s\n      {\"kind\": \"%s\", \"name\": \"%s\", \"arch\": %d, \"variant\": ", first ? "" : ",",
 	       im->kind == FB_SASS ? "sass" : im->kind == FB_PTX ? "ptx" : "other",
 	       fb_image_name(im, name, sizeof name), im->arch);
@@ -142,7 +142,7 @@ static void json_fits(const struct result *r, const struct opts *o)
 	int kernels = !r->gpu.error[0] && cli_gpucode_kernels(&r->gpu);
 	printf(",\n    \"on_gpus\": [");
 	for (int i = 0; i < o->ngpus; i++) {
-		const struct cli_gpu_fit *fit = &r->v.fits[i];
+		const struct gpu_fit *fit = &r->v.fits[i];
 		char name[48], g[16];
 		printf("%s{\"gpu\": \"%s\", ", i ? ", " : "", check_gpu_name(o, i, g, sizeof g));
 		if (!kernels || (r->v.fit_unknown[i] && fit->how != GPU_UNKNOWN)) {

@@ -57,8 +57,8 @@ static void judge_runtime(struct result *r, const struct opts *o)
 {
 	struct verdict *v = &r->v;
 	if (r->rt.linkage != RT_NONE && r->rt.version && r->rt.used != 0)
-		v->runtime_need = cli_runtime_min_driver(r->rt.version);
-	int built = r->built.version ? cli_runtime_min_driver(r->built.version) : 0;
+		v->runtime_need = req_runtime_min_driver(r->rt.version);
+	int built = r->built.version ? req_runtime_min_driver(r->built.version) : 0;
 	if (built > v->runtime_need)
 		v->runtime_need = built, v->by_built = 1;
 	if (o->versus && o->versus < v->runtime_need)
@@ -70,7 +70,7 @@ static void judge_runtime(struct result *r, const struct opts *o)
  * arch-specific for X.Y runs on X.Z, Z >= Y, too.  It does not hold when the
  * code found is arch-specific (sm_100a runs on 10.0 alone), or when a later
  * GPU of the family has SASS of its own and the first has none. */
-static int family_differs(const struct fb_list *l, struct cli_gpu_arch g, const struct cli_gpu_fit *fit)
+static int family_differs(const struct fb_list *l, struct gpu_arch g, const struct gpu_fit *fit)
 {
 	if (fit->image && fit->image->variant == 'a')
 		return 1;
@@ -89,8 +89,8 @@ static void judge_gpus(struct result *r, const struct opts *o)
 	if (r->gpu.error[0] || !cli_gpucode_kernels(&r->gpu))
 		return;
 	for (int i = 0; i < o->ngpus; i++) {
-		struct cli_gpu_fit *fit = &v->fits[i];
-		cli_gpu_fit(&r->gpu.list, o->gpus[i], o->versus, fit);
+		struct gpu_fit *fit = &v->fits[i];
+		gpu_fit(&r->gpu.list, o->gpus[i], o->versus, fit);
 		if (fit->how == GPU_UNKNOWN)
 			v->fit_unknown[i] = 1;
 		else if (o->gpu_variant[i] == 'f' && family_differs(&r->gpu.list, o->gpus[i], fit))
@@ -108,7 +108,7 @@ static void judge_code(struct result *r, const struct opts *o)
 	struct verdict *v = &r->v;
 	if (o->ngpus || r->gpu.error[0] || !cli_gpucode_kernels(&r->gpu))
 		return;
-	cli_code_need(&r->gpu.list, &v->code);
+	gpu_code_need(&r->gpu.list, &v->code);
 	if (v->code.ptx_only && o->versus && (v->code.beyond || v->code.need > o->versus))
 		v->blocked[BY_GPU_CODE] = 1;
 }

@@ -286,7 +286,7 @@ void check_built_reason(const struct result *r, const struct opts *o, char *buf,
 		snprintf(hint, sizeof hint, "; only its wheel says so: its files name no CUDA release");
 	snprintf(buf, size, "it is built for CUDA %d (%s)%s: CUDA %d's runtime and libraries refuse drivers older "
 		 "than CUDA %d.0 (cudaErrorInsufficientDriver), and cushim cannot change that: it needs a driver of "
-		 "branch %d or later", major, r->built.from, hint, major, major, cli_driver_branch(major * 1000));
+		 "branch %d or later", major, r->built.from, hint, major, major, req_driver_branch(major * 1000));
 }
 
 /* "12" (its major alone) or "12.9". */

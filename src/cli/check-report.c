@@ -9,7 +9,7 @@
 
 const char *check_driver_name(int version, char *buf, size_t size)
 {
-	int branch = cli_driver_branch(version);
+	int branch = req_driver_branch(version);
 	if (branch)
 		snprintf(buf, size, "a CUDA %s driver (branch %d)", cli_version(version), branch);
 	else
@@ -118,7 +118,7 @@ static void print_runtime(const struct result *r)
 	else
 		printf("%s: is %s (%s)", r->file, name, rt->from);
 	if (rt->version)
-		printf(": it accepts %s or newer", check_driver_name(cli_runtime_min_driver(rt->version), d, sizeof d));
+		printf(": it accepts %s or newer", check_driver_name(req_runtime_min_driver(rt->version), d, sizeof d));
 	printf("\n");
 	if (rt->linkage == RT_SELF)
 		return;
@@ -133,7 +133,7 @@ static void print_runtime(const struct result *r)
 /* One row of the GPU code listing: images alike, counted. */
 static void image_detail(const struct fb_image *im, char *buf, size_t size)
 {
-	int need = cli_ptx_isa_cuda(im->isa_major, im->isa_minor);
+	int need = req_ptx_isa_cuda(im->isa_major, im->isa_minor);
 	size_t n = 0;
 	if (im->empty)
 		n = (size_t)snprintf(buf, size, "no kernels in it");
@@ -249,10 +249,10 @@ static const char *tegra_words(const struct result *r, const struct opts *o, int
 		if (im->kind != FB_SASS || im->empty || im->arch / 10 != o->gpus[i].major || im->arch % 10 > o->gpus[i].minor ||
 		    im->variant == 'a')
 			continue;
-		if (cli_gpu_tegra(gpu))
+		if (gpu_tegra(gpu))
 			return ": a Tegra GPU runs only SASS built for its own compute capability (NVIDIA's binary "
 			       "compatibility holds between desktop GPUs alone)";
-		if (cli_gpu_tegra(im->arch))
+		if (gpu_tegra(im->arch))
 			return ": SASS built for a Tegra GPU runs on no other (NVIDIA's binary compatibility holds "
 			       "between desktop GPUs alone)";
 	}
@@ -262,7 +262,7 @@ static const char *tegra_words(const struct result *r, const struct opts *o, int
 /* What a GPU runs of the file, in words. */
 static void fit_words(const struct result *r, const struct opts *o, int i, char *buf, size_t size)
 {
-	const struct cli_gpu_fit *fit = &r->v.fits[i];
+	const struct gpu_fit *fit = &r->v.fits[i];
 	char name[48], have[256], d[64];
 	if (fit->image)
 		fb_image_name(fit->image, name, sizeof name);
@@ -319,11 +319,11 @@ static void runtime_reason(const struct result *r, const struct opts *o, char *b
 		return;
 	}
 	runtime_name(&r->rt, name, sizeof name);
-	if (cli_runtime_minor_compat(r->rt.version) && o->versus >= 11000)
+	if (req_runtime_minor_compat(r->rt.version) && o->versus >= 11000)
 		snprintf(hint, sizeof hint, "; built with a CUDA %d.x toolkit it would start", o->versus / 1000);
 	snprintf(buf, size, "%s refuses drivers older than CUDA %s (cudaErrorInsufficientDriver), and cushim "
 		 "cannot change that: it needs a driver of branch %d or later%s", name, cli_version(need),
-		 cli_driver_branch(need), hint);
+		 req_driver_branch(need), hint);
 }
 
 static void imports_reason(const struct result *r, char *buf, size_t size)
@@ -375,7 +375,7 @@ static void say_blocker(const struct result *r, const char *head, const char *wh
 
 void check_ptx_only_words(const struct result *r, const struct opts *o, char *buf, size_t size)
 {
-	const struct cli_code_need *c = &r->v.code;
+	const struct gpu_code_need *c = &r->v.code;
 	char name[48], d[64];
 	int n = snprintf(buf, size, "its GPU code is PTX alone (%s, PTX ISA %d.%d; no SASS), which every GPU must "
 			 "JIT-compile", fb_image_name(c->image, name, sizeof name), c->image->isa_major, c->image->isa_minor);
@@ -401,7 +401,7 @@ static void print_gpu_blockers(const struct result *r, const struct opts *o, int
 		return;
 	}
 	for (int i = 0; i < o->ngpus; i++) {
-		const struct cli_gpu_fit *fit = &r->v.fits[i];
+		const struct gpu_fit *fit = &r->v.fits[i];
 		if ((fit->how != GPU_NO_CODE && fit->how != GPU_PTX_TOO_NEW) || r->v.fit_unknown[i])
 			continue;
 		snprintf(head, sizeof head, "on %s", check_gpu_name(o, i, g, sizeof g));

@@ -21,7 +21,7 @@ struct opts {
 	struct cli_shim *shim; /* the driver here, or NULL */
 	int json;
 	int verbose;           /* an environment: every file, not only those that limit it */
-	struct cli_gpu_arch gpus[CHECK_MAX_GPUS];
+	struct gpu_arch gpus[CHECK_MAX_GPUS];
 	char gpu_variant[CHECK_MAX_GPUS]; /* 'a', 'f' (sm_90a, sm_100f: NVIDIA's names), or 0 */
 	int ngpus;
 	const char *gpus_from; /* "option" or "driver" */
@@ -48,10 +48,10 @@ struct verdict {
 	int decided_by;     /* which requirement sets need */
 	int blocked[4];     /* by each of BY_*: it will not run on the driver and GPUs given */
 	int jit_too_new;    /* the PTX its JIT compiler emits by default needs a newer driver than given */
-	struct cli_gpu_fit fits[CHECK_MAX_GPUS];
+	struct gpu_fit fits[CHECK_MAX_GPUS];
 	int fit_unknown[CHECK_MAX_GPUS]; /* a family (sm_100f): its GPUs differ in what runs; or
 					  * GPU_UNKNOWN: NVIDIA does not say whether its SASS runs */
-	struct cli_code_need code;  /* no GPU named: what its kernels need of any GPU's driver */
+	struct gpu_code_need code;  /* no GPU named: what its kernels need of any GPU's driver */
 	int by_built;       /* runtime_need is the release it was built for, not a runtime's */
 };
 
@@ -144,7 +144,7 @@ int check_emit_format(const char *name); /* EMIT_*, or 0 */
 #define ARCHSET_MAX 64
 struct archset {
 	int n, open, files;
-	struct cli_gpu_arch cc[ARCHSET_MAX];
+	struct gpu_arch cc[ARCHSET_MAX];
 	unsigned char runs[ARCHSET_MAX];
 	int need[ARCHSET_MAX]; /* the driver its PTX needs there, where it is PTX that runs; 0 none */
 };

@@ -35,10 +35,10 @@ static int parse_driver(const char *value, struct opts *o)
 	char *end;
 	long lead = strtol(value, &end, 10);
 	if (end != value && lead >= 100 && lead <= 999 && (*end == '\0' || *end == '.')) {
-		if (!(o->versus = cli_branch_cuda((int)lead))) {
+		if (!(o->versus = req_branch_cuda((int)lead))) {
 			cli_error("--driver-version=%s: driver branch %ld is not in cushim's table (%d to %d); pass the "
 				  "CUDA version that driver reports instead (nvidia-smi's \"CUDA Version\", e.g. 13.0)",
-				  value, lead, cli_branch_first(), cli_branch_last());
+				  value, lead, req_branch_first(), req_branch_last());
 			return -1;
 		}
 		o->versus_branch = (int)lead;
@@ -153,7 +153,7 @@ static int gpus_here(struct args *a)
 				break;
 		if (k == a->o.ngpus && a->o.ngpus < CHECK_MAX_GPUS) {
 			snprintf(a->o.gpu_names[a->o.ngpus], sizeof a->o.gpu_names[0], "%s", g[i].name);
-			a->o.gpus[a->o.ngpus++] = (struct cli_gpu_arch){ g[i].major, g[i].minor };
+			a->o.gpus[a->o.ngpus++] = (struct gpu_arch){ g[i].major, g[i].minor };
 		}
 	}
 	a->o.gpus_from = "driver";

@@ -223,7 +223,7 @@ static int known_arch(int arch, char variant)
 	return 0;
 }
 
-int cli_gpu_known(size_t i, struct cli_gpu_arch *gpu)
+int cli_gpu_known(size_t i, struct gpu_arch *gpu)
 {
 	if (i >= sizeof known_archs / sizeof *known_archs)
 		return 0;
@@ -241,7 +241,7 @@ static int digits(const char **s)
 	return n && !(**s >= '0' && **s <= '9') ? v : -1;
 }
 
-int cli_gpu_parse(const char *s, struct cli_gpu_arch *gpu, char *variant)
+int cli_gpu_parse(const char *s, struct gpu_arch *gpu, char *variant)
 {
 	int major, minor;
 	if (strncmp(s, "sm_", 3) == 0)

@@ -32,8 +32,8 @@ int cli_elf_bytes_at(Elf *elf, GElf_Addr vaddr, const unsigned char **p, size_t 
 /* "sm_90", "90", "9.0" -> 9.0, and NVIDIA's arch- and family-specific
  * names ("sm_90a", "sm_100f": *variant 'a' or 'f', else 0); -1 when it is
  * not the architecture of a GPU NVIDIA has made. */
-int cli_gpu_parse(const char *s, struct cli_gpu_arch *gpu, char *variant);
+int cli_gpu_parse(const char *s, struct gpu_arch *gpu, char *variant);
 /* The i-th compute capability of NVIDIA's GPUs, oldest first: 1, or 0 past the last. */
-int cli_gpu_known(size_t i, struct cli_gpu_arch *gpu);
+int cli_gpu_known(size_t i, struct gpu_arch *gpu);
 
 #endif

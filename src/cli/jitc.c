@@ -1,5 +1,5 @@
 /* The JIT compilers a file carries, and the driver the PTX they emit by
- * default needs (the rule and its sources: cli_jit_default_need in
+ * default needs (the rule and its sources: req_jit_default_need in
  * src/common/gpucode/requirements.c). */
 #include "config.h"
 #include "jitc.h"
@@ -110,5 +110,5 @@ void cli_jit_detect(Elf *elf, const char *path, const char *soname, struct cli_j
 		return;
 	version_of(elf, name, j);
 	if (j->version && !j->major_only)
-		j->need = cli_jit_default_need(j->version);
+		j->need = req_jit_default_need(j->version);
 }

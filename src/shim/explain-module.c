@@ -45,9 +45,9 @@ static int first_time(const void *image, const char *path)
 
 /* ---- the GPU: the current context's device, else device 0 (a library
  * loads for every device) ---- */
-static struct cli_gpu_arch current_gpu(void)
+static struct gpu_arch current_gpu(void)
 {
-	struct cli_gpu_arch g = { 0, 0 };
+	struct gpu_arch g = { 0, 0 };
 	CUdevice dev = -1;
 	cushim_fn_cuCtxGetDevice *get = (cushim_fn_cuCtxGetDevice *)cushim_real[CUSHIM_IDX_cuCtxGetDevice];
 	cushim_fn_cuDeviceGet *first = (cushim_fn_cuDeviceGet *)cushim_real[CUSHIM_IDX_cuDeviceGet];
@@ -63,7 +63,7 @@ static struct cli_gpu_arch current_gpu(void)
 }
 
 /* ---- why, in one sentence ---- */
-static void reason_fit(const struct cli_gpu_fit *fit, struct cli_gpu_arch g, int isa, char *buf, size_t size)
+static void reason_fit(const struct gpu_fit *fit, struct gpu_arch g, int isa, char *buf, size_t size)
 {
 	char name[64], v[16];
 	if (fit->how == GPU_NO_CODE)
@@ -88,9 +88,9 @@ static void reason_fit(const struct cli_gpu_fit *fit, struct cli_gpu_arch g, int
 			 fb_image_name(fit->image, name, sizeof name));
 }
 
-static void reason(CUresult r, const struct mi_image *im, struct cli_gpu_arch g, int isa, char *buf, size_t size)
+static void reason(CUresult r, const struct mi_image *im, struct gpu_arch g, int isa, char *buf, size_t size)
 {
-	struct cli_gpu_fit fit;
+	struct gpu_fit fit;
 	if (r == CUDA_ERROR_JIT_COMPILER_NOT_FOUND) {
 		snprintf(buf, size, "The driver cannot load its PTX JIT compiler (libnvidia-ptxjitcompiler.so.1): "
 			 "install it with the driver, or ship SASS for this GPU.");
@@ -102,7 +102,7 @@ static void reason(CUresult r, const struct mi_image *im, struct cli_gpu_arch g,
 	} else if (!g.major) {
 		snprintf(buf, size, "The GPU is unknown (no device answers), so cushim cannot tell which image fits.");
 	} else {
-		cli_gpu_fit(&im->list, g, cushim_state.real_driver_version, &fit);
+		gpu_fit(&im->list, g, cushim_state.real_driver_version, &fit);
 		reason_fit(&fit, g, isa, buf, size);
 	}
 }
@@ -136,8 +136,8 @@ static void say(CUresult r, const char *fn, const struct cushim_image *c, const 
 {
 	char text[3000], holds[600], state[700], why[600], gpu[32], drv[16], src[1100];
 	struct mi_image im;
-	int isa = cli_ptx_isa_max(cushim_state.real_driver_version), ok = cushim_image_readable(c);
-	struct cli_gpu_arch g = current_gpu();
+	int isa = req_ptx_isa_max(cushim_state.real_driver_version), ok = cushim_image_readable(c);
+	struct gpu_arch g = current_gpu();
 
 	mi_read(ok && c->p ? c->p : (const unsigned char *)"", ok ? c->n : 0, &im);
 	snprintf(gpu, sizeof gpu, g.major ? "sm_%d%d" : "unknown", g.major, g.minor);

@@ -228,7 +228,7 @@ static void say(int answered, const struct runtime *rt, int min)
 		 "cushim cannot lift that gate: the runtime checks the version itself. %s%s%s", a,
 		 emulated ? " (emulated by CUSHIM_DRIVER_VERSION; the driver is CUDA " : "",
 		 emulated ? cushim_format_version(cushim_state.real_driver_version, real) : "", emulated ? ")" : "",
-		 r, rt->linked ? "linked statically into" : "in", rt->path, need, cli_driver_branch(min),
+		 r, rt->linked ? "linked statically into" : "in", rt->path, need, req_driver_branch(min),
 		 liftable ? "Unset CUSHIM_DRIVER_VERSION or set it to " : "Update the driver to ",
 		 liftable ? need : "that branch", " or later, or use a CUDA runtime this driver accepts (the program "
 		 "built with a toolkit of the driver's major release).");
@@ -238,7 +238,7 @@ static void say(int answered, const struct runtime *rt, int min)
 /* Whether rt refuses the answer: said the first time. */
 static int refuses(int answered, const struct runtime *rt)
 {
-	int min = cli_runtime_min_driver(rt->version);
+	int min = req_runtime_min_driver(rt->version);
 
 	if (!rt->version || answered >= min)
 		return 0;

@@ -57,9 +57,9 @@ static void read_as_wheel(const uint8_t *data, size_t size)
 
 static void read_as_fatbin(const uint8_t *data, size_t size)
 {
-	static const struct cli_gpu_arch gpus[] = { { 8, 0 }, { 9, 0 }, { 10, 0 }, { 10, 3 }, { 12, 0 } };
+	static const struct gpu_arch gpus[] = { { 8, 0 }, { 9, 0 }, { 10, 0 }, { 10, 3 }, { 12, 0 } };
 	struct cli_gpucode g;
-	struct cli_gpu_fit fit;
+	struct gpu_fit fit;
 	char name[64];
 	cli_gpucode_read_raw(data, size, &g);
 	for (size_t i = 0; i < g.list.n; i++) {
@@ -69,7 +69,7 @@ static void read_as_fatbin(const uint8_t *data, size_t size)
 		fb_image_name(im, name, sizeof name);
 	}
 	for (size_t k = 0; k < sizeof gpus / sizeof *gpus; k++) {
-		cli_gpu_fit(&g.list, gpus[k], 12000, &fit);
+		gpu_fit(&g.list, gpus[k], 12000, &fit);
 		if ((fit.how == GPU_NO_CODE) != (fit.image == NULL))
 			abort();
 	}

@@ -28,7 +28,7 @@
 
 static const int tegra_archs[] = { 32, 53, 62, 72, 87, 101, 110 };
 
-int cli_gpu_tegra(int arch)
+int gpu_tegra(int arch)
 {
 	for (size_t i = 0; i < sizeof tegra_archs / sizeof *tegra_archs; i++)
 		if (tegra_archs[i] == arch)
@@ -36,7 +36,7 @@ int cli_gpu_tegra(int arch)
 	return 0;
 }
 
-int cli_sass_runs(const struct fb_image *im, struct cli_gpu_arch g)
+int gpu_sass_runs(const struct fb_image *im, struct gpu_arch g)
 {
 	int gpu = g.major * 10 + g.minor;
 	if (im->arch == gpu)
@@ -45,12 +45,12 @@ int cli_sass_runs(const struct fb_image *im, struct cli_gpu_arch g)
 		return -1; /* one GPU, renamed by CUDA 13 */
 	if (im->arch / 10 != g.major || im->variant == 'a' || im->arch % 10 > g.minor)
 		return 0;
-	if (cli_gpu_tegra(gpu) || cli_gpu_tegra(im->arch))
+	if (gpu_tegra(gpu) || gpu_tegra(im->arch))
 		return 0;
 	return gpu == 88 ? -1 : 1;
 }
 
-static int ptx_targets(const struct fb_image *im, struct cli_gpu_arch g)
+static int ptx_targets(const struct fb_image *im, struct gpu_arch g)
 {
 	if (im->variant == 'a')
 		return im->arch == g.major * 10 + g.minor;
@@ -63,12 +63,12 @@ static int ptx_targets(const struct fb_image *im, struct cli_gpu_arch g)
  * whether the ISA is newer than every release known. */
 static int ptx_need(const struct fb_image *im, int *newer)
 {
-	int need = cli_ptx_isa_cuda(im->isa_major, im->isa_minor);
-	*newer = !need && im->isa_major * 10 + im->isa_minor > cli_ptx_isa_max(INT_MAX);
+	int need = req_ptx_isa_cuda(im->isa_major, im->isa_minor);
+	*newer = !need && im->isa_major * 10 + im->isa_minor > req_ptx_isa_max(INT_MAX);
 	return need;
 }
 
-static void fit_ptx(const struct fb_list *l, struct cli_gpu_arch gpu, int driver, struct cli_gpu_fit *fit)
+static void fit_ptx(const struct fb_list *l, struct gpu_arch gpu, int driver, struct gpu_fit *fit)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		const struct fb_image *im = &l->img[i];
@@ -86,7 +86,7 @@ static void fit_ptx(const struct fb_list *l, struct cli_gpu_arch gpu, int driver
 	}
 }
 
-void cli_gpu_fit(const struct fb_list *l, struct cli_gpu_arch gpu, int driver, struct cli_gpu_fit *fit)
+void gpu_fit(const struct fb_list *l, struct gpu_arch gpu, int driver, struct gpu_fit *fit)
 {
 	const struct fb_image *unknown = NULL;
 	memset(fit, 0, sizeof *fit);
@@ -94,7 +94,7 @@ void cli_gpu_fit(const struct fb_list *l, struct cli_gpu_arch gpu, int driver, s
 		const struct fb_image *im = &l->img[i];
 		if (im->kind != FB_SASS || im->empty)
 			continue;
-		int runs = cli_sass_runs(im, gpu);
+		int runs = gpu_sass_runs(im, gpu);
 		if (runs > 0 && (!fit->image || im->arch > fit->image->arch)) {
 			fit->how = GPU_SASS; /* the driver takes the nearest: the highest that runs */
 			fit->image = im;
@@ -112,7 +112,7 @@ void cli_gpu_fit(const struct fb_list *l, struct cli_gpu_arch gpu, int driver, s
 	}
 }
 
-void cli_code_need(const struct fb_list *l, struct cli_code_need *out)
+void gpu_code_need(const struct fb_list *l, struct gpu_code_need *out)
 {
 	int least = INT_MAX;
 	memset(out, 0, sizeof *out);

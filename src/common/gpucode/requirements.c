@@ -51,19 +51,19 @@ static const struct {
 	{ 90, 13000 },
 };
 
-int cli_runtime_min_driver(int runtime)
+int req_runtime_min_driver(int runtime)
 {
 	if (runtime >= 11000)
 		return runtime / 1000 * 1000;
 	return runtime;
 }
 
-int cli_runtime_minor_compat(int runtime)
+int req_runtime_minor_compat(int runtime)
 {
 	return runtime >= 11000;
 }
 
-int cli_driver_branch(int cuda_version)
+int req_driver_branch(int cuda_version)
 {
 	for (size_t i = 0; i < NBRANCHES; i++)
 		if (branches[i].cuda == cuda_version)
@@ -71,7 +71,7 @@ int cli_driver_branch(int cuda_version)
 	return 0;
 }
 
-int cli_branch_cuda(int branch)
+int req_branch_cuda(int branch)
 {
 	for (size_t i = 0; i < NBRANCHES; i++)
 		if (branches[i].branch == branch)
@@ -79,17 +79,17 @@ int cli_branch_cuda(int branch)
 	return 0;
 }
 
-int cli_branch_first(void)
+int req_branch_first(void)
 {
 	return branches[0].branch;
 }
 
-int cli_branch_last(void)
+int req_branch_last(void)
 {
 	return branches[NBRANCHES - 1].branch;
 }
 
-int cli_ptx_isa_cuda(int isa_major, int isa_minor)
+int req_ptx_isa_cuda(int isa_major, int isa_minor)
 {
 	if (isa_minor < 0 || isa_minor > 9)
 		return 0;
@@ -99,7 +99,7 @@ int cli_ptx_isa_cuda(int isa_major, int isa_minor)
 	return 0;
 }
 
-int cli_ptx_isa_max(int driver)
+int req_ptx_isa_max(int driver)
 {
 	int isa = 0;
 	for (size_t i = 0; i < sizeof ptx_isas / sizeof *ptx_isas; i++)
@@ -108,8 +108,8 @@ int cli_ptx_isa_max(int driver)
 	return isa;
 }
 
-int cli_jit_default_need(int toolkit)
+int req_jit_default_need(int toolkit)
 {
-	int isa = cli_ptx_isa_max(toolkit);
-	return isa ? cli_ptx_isa_cuda(isa / 10, isa % 10) : 0;
+	int isa = req_ptx_isa_max(toolkit);
+	return isa ? req_ptx_isa_cuda(isa / 10, isa % 10) : 0;
 }

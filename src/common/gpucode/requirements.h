@@ -9,22 +9,22 @@
 /* The oldest driver a CUDA runtime of this version accepts: for 11.x and
  * later the first driver of its major release (minor version
  * compatibility), for older runtimes the driver of the runtime's own version. */
-int cli_runtime_min_driver(int runtime);
+int req_runtime_min_driver(int runtime);
 /* Whether that runtime runs on older drivers of its major release at all
  * (minor version compatibility, CUDA 11.0 and later). */
-int cli_runtime_minor_compat(int runtime);
+int req_runtime_minor_compat(int runtime);
 /* The driver branch whose drivers report this CUDA version (12000 -> 525), 0 if unknown. */
-int cli_driver_branch(int cuda_version);
+int req_driver_branch(int cuda_version);
 /* The CUDA version the drivers of a branch report (525 -> 12000), 0 if unknown. */
-int cli_branch_cuda(int branch);
+int req_branch_cuda(int branch);
 /* The first and last branch the table knows. */
-int cli_branch_first(void);
-int cli_branch_last(void);
+int req_branch_first(void);
+int req_branch_last(void);
 /* The oldest driver that JIT-compiles PTX of this ISA version (9.0 -> 13000), 0 if unknown. */
-int cli_ptx_isa_cuda(int isa_major, int isa_minor);
+int req_ptx_isa_cuda(int isa_major, int isa_minor);
 /* The newest PTX ISA version a driver of this CUDA version JIT-compiles, as
  * major * 10 + minor (13000 -> 90); 0 if unknown. */
-int cli_ptx_isa_max(int driver);
+int req_ptx_isa_max(int driver);
 
 /* The oldest driver that loads the PTX a JIT compiler of this toolkit
  * version (NVRTC, nvJitLink, the PTX compiler library) emits when the
@@ -34,6 +34,6 @@ int cli_ptx_isa_max(int driver);
  * PTX from a newer toolkit needs a driver that knows its ISA, and
  * applications using NVRTC should ask it for SASS, i.e. a cubin, to run
  * on older drivers of the same major release).  0 when unknown. */
-int cli_jit_default_need(int toolkit);
+int req_jit_default_need(int toolkit);
 
 #endif
