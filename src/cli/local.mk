@@ -1,15 +1,23 @@
 # src/cli: the cushim command and its man page.  Everything but main() and
 # its dispatch (main.c) is a convenience library, so that the fuzz targets
 # (tests/fuzz) compile the same list of sources, without main.c.
+# src/cli/check: what serves cushim check alone, in the same library.
 noinst_LTLIBRARIES += libcushim_cli.la
-libcushim_cli_la_SOURCES = src/cli/run.c src/cli/check.c src/cli/check-read.c src/cli/check-judge.c \
-	src/cli/check-report.c src/cli/check-json.c src/cli/check-steps.h src/cli/check-tree.c src/cli/check-tree.h src/cli/check-env.c src/cli/check-wheel.c src/cli/check-needed.c src/cli/check-inputs.c src/cli/check-loads.c src/cli/check-compat.c src/cli/check-emit.c src/cli/check-declared.c src/cli/jitc.c src/cli/jitc.h \
-	src/cli/check-python.c src/cli/cudart.c src/cli/cudart.h src/cli/unpack.c src/cli/unpack.h src/cli/loads.c src/cli/loads.h src/cli/wheeltag.c src/cli/wheeltag.h \
-	src/cli/calls.c src/cli/demangle.c src/cli/gpucode.c src/cli/gpucode.h src/cli/gpus.c src/cli/doctor.c src/cli/symbols.c \
+CHECK_SOURCES = src/cli/check/check.c src/cli/check/check-read.c src/cli/check/check-judge.c \
+	src/cli/check/check-report.c src/cli/check/check-json.c src/cli/check/check-steps.h src/cli/check/check-tree.c \
+	src/cli/check/check-tree.h src/cli/check/check-env.c src/cli/check/check-wheel.c src/cli/check/check-needed.c \
+	src/cli/check/check-inputs.c src/cli/check/check-loads.c src/cli/check/check-compat.c src/cli/check/check-emit.c \
+	src/cli/check/check-declared.c src/cli/check/check-python.c src/cli/check/jitc.c src/cli/check/jitc.h \
+	src/cli/check/cudart.c src/cli/check/cudart.h src/cli/check/unpack.c src/cli/check/unpack.h \
+	src/cli/check/loads.c src/cli/check/loads.h src/cli/check/wheeltag.c src/cli/check/wheeltag.h \
+	src/cli/check/calls.c src/cli/check/demangle.c src/cli/check/gpucode.c src/cli/check/gpucode.h
+libcushim_cli_la_SOURCES = src/cli/run.c src/cli/gpus.c src/cli/doctor.c src/cli/symbols.c \
 	src/cli/machine.c src/cli/timeline-cmd.c src/cli/timeline-merge.c src/cli/tlscan.c src/cli/tlscan.h src/cli/summary-cmd.c src/cli/trace-cmd.c src/cli/run-checks.c \
-	src/cli/jsonread.c src/cli/jsonread.h src/cli/lib.c src/cli/findlib.c src/cli/json.c src/cli/cli.h src/cli/util.c
+	src/cli/jsonread.c src/cli/jsonread.h src/cli/lib.c src/cli/findlib.c src/cli/json.c src/cli/cli.h src/cli/util.c \
+	$(CHECK_SOURCES)
 nodist_libcushim_cli_la_SOURCES = $(GENERATED)
-CLI_CPPFLAGS = $(AM_CPPFLAGS) -DCUSHIM_LIBDIR='"$(libdir)"'
+# src/cli/check's files include the command's own headers (cli.h).
+CLI_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli -DCUSHIM_LIBDIR='"$(libdir)"'
 libcushim_cli_la_CPPFLAGS = $(CLI_CPPFLAGS)
 libcushim_cli_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS) $(LZ4_CFLAGS) $(ZSTD_CFLAGS) $(DEFLATE_CFLAGS)
 # What links the command's library links the C++ runtime's demangler and the

@@ -1,17 +1,18 @@
-/* libFuzzer target for what `cushim check` reads (src/cli/check-read.c,
- * cli_check_read): the input is written to a memfd and read by path, as the
- * command reads a file: an ELF program or library (its imports, its CUDA
- * runtime, the fatbins of its .nv_fatbin and .nvFatBinSegment) or a .fatbin
- * file.  The same bytes are also given to the fatbin reader directly
- * (src/cli/gpucode.c over src/common/gpucode/fatbin.c), with and without
- * the fatbin magic in front, and what it reads is judged against a few GPUs;
- * and to the library's reader of module images
- * (src/common/gpucode/modimage.c: fatbin, cubin, host ELF or PTX, as the
- * driver's loaders take them); and as a Python wheel (a zip archive read
- * through libzip, src/cli/check-wheel.c), every member it judges read in
- * place; and as the compressed payload of a GPU image whose head is unpacked
- * (LZ4 and Zstandard, src/cli/unpack.c), alone and inside fatbins.  Any
- * input must give either a result or a reason. */
+/* libFuzzer target for what `cushim check` reads
+ * (src/cli/check/check-read.c, cli_check_read): the input is written to a
+ * memfd and read by path, as the command reads a file: an ELF program or
+ * library (its imports, its CUDA runtime, the fatbins of its .nv_fatbin and
+ * .nvFatBinSegment) or a .fatbin file.  The same bytes are also given to the
+ * fatbin reader directly (src/cli/check/gpucode.c over
+ * src/common/gpucode/fatbin.c), with and without the fatbin magic in front,
+ * and what it reads is judged against a few GPUs; and to the library's
+ * reader of module images (src/common/gpucode/modimage.c: fatbin, cubin,
+ * host ELF or PTX, as the driver's loaders take them); and as a Python wheel
+ * (a zip archive read through libzip, src/cli/check/check-wheel.c), every
+ * member it judges read in place; and as the compressed payload of a GPU
+ * image whose head is unpacked (LZ4 and Zstandard, src/cli/check/unpack.c),
+ * alone and inside fatbins.  Any input must give either a result or a
+ * reason. */
 #include "config.h"
 #include "cli.h"
 #include "gpucode.h"

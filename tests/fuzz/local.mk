@@ -8,7 +8,7 @@ FUZZ_SECONDS = 60
 FUZZ_TARGETS = tests/fuzz/fuzz-level tests/fuzz/fuzz-version tests/fuzz/fuzz-patterns tests/fuzz/fuzz-path \
 	tests/fuzz/fuzz-elf tests/fuzz/fuzz-outputs tests/fuzz/fuzz-string tests/fuzz/fuzz-image
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DHAVE_CONFIG_H \
-	-I$(top_builddir) $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
+	-I$(top_builddir) $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli -I$(top_srcdir)/src/cli/check
 FUZZ_CONF_SRC = $(top_srcdir)/tests/fuzz/fuzz-conf.c $(top_srcdir)/src/common/conf.c $(top_srcdir)/src/common/settings.c $(top_srcdir)/src/common/log.c \
 	$(top_srcdir)/src/common/ownfile.c
 # fuzz-elf: the command's library (src/cli/local.mk) and the common library,
