@@ -23,7 +23,7 @@ for d in $(cd "$top_srcdir" && find src -mindepth 1 -maxdepth 2 -type d -not -pa
 	grep -qx "$d/" "$T/layout.dirs" || fail "doc/LAYOUT.md does not describe $d/"
 done
 set -f # the names may be globs (explain*.c)
-grep '^src/[a-z]*/	' "$T/layout" | while IFS='	' read -r d txt; do
+grep '^src/[a-z/]*/	' "$T/layout" | while IFS='	' read -r d txt; do
 	names=$(echo "$txt" | grep -o '[A-Za-z0-9_*-]*\.[ch]\b' | sort -u)
 	for n in $names; do
 		set +f; ls "$top_srcdir/$d"$n >/dev/null 2>&1 || echo "doc/LAYOUT.md puts $n in $d, which has none"; set -f
