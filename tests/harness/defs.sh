@@ -46,9 +46,10 @@ oracle_version() {
 }
 
 # Every CUSHIM_* variable the sources name (the rows of the settings table,
-# what the command sets, what messages name), less the test harness's own.
+# what the command sets, what messages name), less the test harness's own;
+# the sources are sought wherever in src/ they are.
 source_variables() {
-	cat "$top_srcdir"/src/*/*.c | grep -o '"CUSHIM_[A-Z][A-Z_]*["=]' |
+	find "$top_srcdir/src" -name '*.c' -exec cat {} + | grep -o '"CUSHIM_[A-Z][A-Z_]*["=]' |
 		grep -o 'CUSHIM_[A-Z_]*' | grep -v '^CUSHIM_TEST_\|^CUSHIM_ORACLE_DIR$' | sort -u
 }
 
