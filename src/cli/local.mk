@@ -3,8 +3,8 @@
 # (tests/fuzz) compile the same list of sources, without main.c.
 # src/cli/check: what serves cushim check alone, in the same library.
 noinst_LTLIBRARIES += libcushim_cli.la
-CHECK_SOURCES = src/cli/check/check.c src/cli/check/check-read.c src/cli/check/check-judge.c \
-	src/cli/check/check-report.c src/cli/check/check-json.c src/cli/check/check-steps.h src/cli/check/check-tree.c \
+CHECK_SOURCES = src/cli/check/check.c src/cli/check/check-queue.c src/cli/check/check-queue.h \
+	src/cli/check/check-read.c src/cli/check/check-judge.c src/cli/check/check-report.c src/cli/check/check-json.c src/cli/check/check-steps.h src/cli/check/check-tree.c \
 	src/cli/check/check-tree.h src/cli/check/check-env.c src/cli/check/check-wheel.c src/cli/check/check-needed.c \
 	src/cli/check/check-inputs.c src/cli/check/check-loads.c src/cli/check/check-compat.c src/cli/check/check-emit.c \
 	src/cli/check/check-declared.c src/cli/check/check-python.c src/cli/check/jitc.c src/cli/check/jitc.h \

@@ -1,6 +1,6 @@
-/* cushim check, in steps: the options and the files to read (check.c), one
- * file read (check-read.c), its verdict (check-judge.c), and the report
- * (check-report.c). */
+/* cushim check, in steps: the options and the files to read (check.c), the
+ * queue that reads them (check-queue.c), one file read (check-read.c), its
+ * verdict (check-judge.c), and the report (check-report.c). */
 #ifndef CUSHIM_CLI_CHECK_STEPS_H
 #define CUSHIM_CLI_CHECK_STEPS_H
 #include "cli.h"

@@ -4,21 +4,16 @@
  * --driver-version or, when there is one, the driver here (asked through
  * libcushim.so), and against --gpu; and reports (check-report.c,
  * check-json.c).  This file: the options, the driver and GPUs to compare
- * with, and the files to read (--recursive follows DT_NEEDED). */
+ * with, and the files to read, which the work queue reads (check-queue.c:
+ * --recursive follows DT_NEEDED). */
 #include "config.h"
-#include "check-steps.h"
-#include "check-tree.h"
+#include "check-queue.h"
 #include "requirements.h"
 #include <getopt.h>
-#include <pthread.h>
 #include <unistd.h>
-#include <libgen.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-#define CHECK_MAX_THREADS 16
 
 struct args {
 	struct opts o;
@@ -211,145 +206,6 @@ static const char *driver_here(struct args *a)
 	return NULL;
 }
 
-/* ---- the files: those named, then with --recursive what they need ---- */
-struct job {
-	char *path, *shown, *needed_by, *rpath_chain;
-	int in_tree; /* found in a folder named: what it needs is looked for in the tree */
-};
-
-struct work {
-	struct job *jobs;
-	size_t njobs, cap;
-	char **seen;
-	size_t nseen;
-	int status, nfiles, any_cuda, unknown;
-	struct tree tree;
-	struct result *kept; /* an environment: judged first, reported after */
-	size_t nkept, capkept;
-	int env;
-};
-
-static void add_job(struct work *w, char *path, char *shown, char *needed_by, char *chain)
-{
-	if (w->njobs == w->cap && !(w->jobs = realloc(w->jobs, (w->cap = w->cap * 2 + 8) * sizeof *w->jobs)))
-		abort();
-	w->jobs[w->njobs++] = (struct job){ path, shown, needed_by, chain, 0 };
-}
-
-/* --recursive: each file once, by its real path. */
-static int seen_before(struct work *w, const char *path)
-{
-	char real[PATH_MAX];
-	if (!realpath(path, real))
-		return 0;
-	for (size_t k = 0; k < w->nseen; k++)
-		if (strcmp(w->seen[k], real) == 0)
-			return 1;
-	if (!(w->seen = realloc(w->seen, (w->nseen + 1) * sizeof *w->seen)))
-		abort();
-	w->seen[w->nseen++] = strdup(real);
-	return 0;
-}
-
-static int is_driver_name(const char *n)
-{
-	return strcmp(n, "libcuda.so.1") == 0 || strcmp(n, "libcuda.so") == 0;
-}
-
-/* The rpath a needed library is looked up with: the file's own DT_RPATH
- * (unless it has DT_RUNPATH), then its loaders'. */
-static char *rpath_chain(const struct result *r, const struct job *jb, const char *origin)
-{
-	char *rp = r->rpath && !r->has_runpath ? cli_ld_expand(r->rpath, origin) : NULL;
-	size_t len = (rp ? strlen(rp) : 0) + (jb->rpath_chain ? strlen(jb->rpath_chain) : 0) + 2;
-	char *chain = malloc(len);
-	if (!chain)
-		abort();
-	snprintf(chain, len, "%s%s%s", rp ? rp : "", rp && jb->rpath_chain && *jb->rpath_chain ? ":" : "",
-		 jb->rpath_chain ? jb->rpath_chain : "");
-	free(rp);
-	return chain;
-}
-
-/* --recursive: each library a file needs, found where the loader finds it,
- * is judged next.  One the loader would stop at fails the run, named. */
-static void follow_needed(struct work *w, size_t j, const struct result *r)
-{
-	char dir[PATH_MAX], real[PATH_MAX], found[PATH_MAX], why[512];
-	snprintf(dir, sizeof dir, "%s", realpath(w->jobs[j].path, real) ? real : w->jobs[j].path);
-	char *origin = dirname(dir);
-	char *chain = rpath_chain(r, &w->jobs[j], origin);
-	char *run = r->runpath ? cli_ld_expand(r->runpath, origin) : NULL;
-	for (size_t k = 0; k < r->nneeded; k++) {
-		if (is_driver_name(r->needed[k]))
-			continue; /* the driver itself: what this command compares with */
-		char *name = cli_ld_expand(r->needed[k], origin);
-		int v = cli_ld_find(name, r->has_runpath ? NULL : chain, run, found, sizeof found, why, sizeof why);
-		if (v == CLI_LD_SKIPPED) {
-			cli_note("%s (needed by %s) was not found where the loader looks; not checked", name, r->file);
-		} else if (v == CLI_LD_STOPS) {
-			cli_error("%s (needed by %s): the loader stops at %s: %s", name, r->file, found, why);
-			w->status = w->status > CLI_FAIL ? w->status : CLI_FAIL;
-		} else {
-			add_job(w, strdup(found), strdup(found), strdup(r->file), strdup(r->has_runpath ? "" : chain));
-		}
-		free(name);
-	}
-	free(run);
-	free(chain);
-}
-
-/* A file of a folder named: each library it needs is looked for as the
- * loader would inside the tree; what cannot be loaded is part of its
- * verdict (check-needed.c), and with --recursive what the system provides
- * is judged too. */
-static void resolve_in_tree(struct work *w, size_t j, struct result *r, int recursive)
-{
-	char origin[PATH_MAX], found[PATH_MAX], why[512];
-	check_origin(w->jobs[j].path, origin, sizeof origin);
-	char *rp = r->rpath && !r->has_runpath ? cli_ld_expand(r->rpath, origin) : NULL;
-	char *run = r->runpath ? cli_ld_expand(r->runpath, origin) : NULL;
-	for (size_t k = 0; k < r->nneeded; k++) {
-		if (is_driver_name(r->needed[k]))
-			continue;
-		char *name = cli_ld_expand(r->needed[k], origin);
-		int v = tree_resolve(&w->tree, name, rp, run, found, sizeof found, why, sizeof why);
-		if (v != CLI_LD_LOADS)
-			check_add_unfound(r, name, v == CLI_LD_STOPS ? found : NULL, why);
-		else if (recursive && !strstr(found, ".whl:") && !tree_has_file(&w->tree, found))
-			add_job(w, strdup(found), strdup(found), strdup(r->file), NULL);
-		free(name);
-	}
-	check_loads_resolve(&w->tree, r, origin, rp, run);
-	free(rp);
-	free(run);
-}
-
-static void report_error(const struct result *r)
-{
-	const char *what = r->error ? r->error : r->gpu.error;
-	const char *pre = r->error ? "" : "has GPU code cushim cannot read: ";
-	if (r->needed_by)
-		cli_error("%s (needed by %s) %s%s", r->file, r->needed_by, pre, what);
-	else
-		cli_error("%s %s%s", r->file, pre, what);
-}
-
-static void keep_result(struct work *w, const struct result *r)
-{
-	if (w->nkept == w->capkept &&
-	    !(w->kept = realloc(w->kept, (w->capkept = w->capkept * 2 + 64) * sizeof *w->kept)))
-		abort();
-	w->kept[w->nkept++] = *r;
-}
-
-static void free_kept(struct work *w)
-{
-	for (size_t k = 0; k < w->nkept; k++)
-		check_free(&w->kept[k]);
-	free(w->kept);
-}
-
 /* In --json, where a wheel says otherwise than its files: a line each. */
 static void json_declared(const struct work *w)
 {
@@ -380,7 +236,7 @@ static void report_env(struct work *w, const struct opts *o)
 	if (o->emit) {
 		check_emit(&e, w->kept, w->nkept, o);
 		check_declared(&w->tree, w->kept, w->nkept, stderr, "cushim: ");
-		free_kept(w);
+		check_free_kept(w);
 		return;
 	}
 	if (!o->json) {
@@ -408,115 +264,7 @@ static void report_env(struct work *w, const struct opts *o)
 		json_declared(w);
 		printf(",\n  \"runs\": %s}\n", env_runs_json(&e, o));
 	}
-	free_kept(w);
-}
-
-/* One file read and judged: what needs no other file's result. */
-static void read_one(struct work *w, size_t j, const struct args *a, struct result *r)
-{
-	struct job *jb = &w->jobs[j];
-	r->file = strdup(jb->shown);
-	r->needed_by = jb->needed_by ? strdup(jb->needed_by) : NULL;
-	check_read(r, jb->path);
-	const struct tree_input *wheel = jb->in_tree ? tree_wheel_of(&w->tree, jb->path) : NULL;
-	r->tag = wheel ? &wheel->tag : NULL;
-	if (jb->in_tree && !r->error && r->native == 1)
-		resolve_in_tree(w, j, r, a->recursive);
-	if (!r->error)
-		check_loads_settle(r);
-	check_judge(r, &a->o);
-}
-
-static void finish_one(struct work *w, size_t j, const struct args *a, struct result *r)
-{
-	int st = w->env ? env_status(r) : check_status(r);
-	if (r->error || r->gpu.error[0])
-		report_error(r);
-	if (st > w->status)
-		w->status = st;
-	w->any_cuda |= r->nimports > 0 || r->rt.linkage != RT_NONE;
-	w->unknown += check_fit_unknown(r, &a->o);
-	if (w->env)
-		keep_result(w, r);
-	else if (a->o.json)
-		check_print_json_file(r, &a->o, w->nfiles == 0);
-	else
-		check_print_text(r, &a->o);
-	w->nfiles++;
-	if (a->recursive && !r->error && r->native == 2)
-		cli_note("%s is a binary for %s: its libraries are not looked for here", r->file, r->machine);
-	else if (a->recursive && !r->error && !w->jobs[j].in_tree)
-		follow_needed(w, j, r);
-	if (!w->env)
-		check_free(r);
-}
-
-static void check_one(struct work *w, size_t j, const struct args *a)
-{
-	struct result r = { 0 };
-	if (a->recursive && seen_before(w, w->jobs[j].path))
-		return;
-	read_one(w, j, a, &r);
-	finish_one(w, j, a, &r);
-}
-
-/* ---- an environment without --recursive: its files read on every core ---- */
-struct pool {
-	struct work *w;
-	const struct args *a;
-	struct result *rs;
-	size_t n, next;
-	pthread_mutex_t lock;
-};
-
-static void *reader(void *arg)
-{
-	struct pool *p = arg;
-	for (;;) {
-		pthread_mutex_lock(&p->lock);
-		size_t j = p->next++;
-		pthread_mutex_unlock(&p->lock);
-		if (j >= p->n) {
-			tree_wheel_close();
-			return NULL;
-		}
-		read_one(p->w, j, p->a, &p->rs[j]);
-	}
-}
-
-/* The files are read in parallel (libelf and libzip handles are each
- * thread's own), then reported in order, one thread. */
-static void check_all_parallel(struct work *w, const struct args *a)
-{
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int nt = cpus < 1 ? 1 : cpus > CHECK_MAX_THREADS ? CHECK_MAX_THREADS : (int)cpus, started = 0;
-	struct pool p = { w, a, calloc(w->njobs ? w->njobs : 1, sizeof *p.rs), w->njobs, 0, PTHREAD_MUTEX_INITIALIZER };
-	pthread_t t[CHECK_MAX_THREADS];
-	if (!p.rs)
-		abort();
-	for (int i = 1; i < nt; i++)
-		started += pthread_create(&t[started], NULL, reader, &p) == 0;
-	reader(&p);
-	for (int i = 0; i < started; i++)
-		pthread_join(t[i], NULL);
-	for (size_t j = 0; j < p.n; j++)
-		finish_one(w, j, a, &p.rs[j]);
-	free(p.rs);
-}
-
-static void free_work(struct work *w)
-{
-	for (size_t j = 0; j < w->njobs; j++) {
-		free(w->jobs[j].path);
-		free(w->jobs[j].shown);
-		free(w->jobs[j].needed_by);
-		free(w->jobs[j].rpath_chain);
-	}
-	free(w->jobs);
-	for (size_t k = 0; k < w->nseen; k++)
-		free(w->seen[k]);
-	free(w->seen);
-	tree_free(&w->tree);
+	check_free_kept(w);
 }
 
 /* The files named, the folders walked (and --python's), in that order.
@@ -541,13 +289,13 @@ static int gather(struct work *w, const struct args *a, int argc, char **argv)
 				bad = 1;
 			}
 		} else
-			add_job(w, strdup(argv[i]), strdup(argv[i]), NULL, NULL);
+			check_add_job(w, strdup(argv[i]), strdup(argv[i]), NULL, NULL);
 	}
 	if (a->want_python && tree_python(&w->tree, a->python) < 0)
 		return -1;
 	tree_done(&w->tree);
 	for (size_t k = 0; k < w->tree.nfiles; k++) {
-		add_job(w, strdup(w->tree.files[k]), strdup(w->tree.files[k]), NULL, NULL);
+		check_add_job(w, strdup(w->tree.files[k]), strdup(w->tree.files[k]), NULL, NULL);
 		w->jobs[w->njobs - 1].in_tree = 1;
 	}
 	return bad || w->tree.errors ? CLI_ERROR : CLI_OK;
@@ -567,7 +315,7 @@ int cmd_check(int argc, char **argv)
 	if (!a.o.versus)
 		no_driver = driver_here(&a);
 	if ((w.status = gather(&w, &a, argc, argv)) < 0) {
-		free_work(&w);
+		check_free_work(&w);
 		return CLI_ERROR;
 	}
 	static struct compat compat;
@@ -576,11 +324,13 @@ int cmd_check(int argc, char **argv)
 	if (a.o.json)
 		check_print_json_head(&a.o);
 	w.env = w.tree.ninputs > 0 || a.o.emit;
+	w.o = &a.o;
+	w.recursive = a.recursive;
 	if (w.env && !a.recursive)
-		check_all_parallel(&w, &a);
+		check_all_parallel(&w);
 	else
 		for (size_t j = 0; j < w.njobs; j++)
-			check_one(&w, j, &a);
+			check_one(&w, j);
 	if (w.env)
 		report_env(&w, &a.o);
 	else if (a.o.json) /* the verdict that the exit status gives */
@@ -589,6 +339,6 @@ int cmd_check(int argc, char **argv)
 	else if (no_driver && w.any_cuda && !a.o.emit)
 		printf("(%s; use --driver-version=X.Y to see what a given driver lacks)\n", no_driver);
 	tree_wheels_done();
-	free_work(&w);
+	check_free_work(&w);
 	return w.status;
 }
