@@ -22,7 +22,7 @@ void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_version_option(const char *option, const char *value);
 const char *cli_version(int version); /* "12.8", static buffer rotated 8 deep */
 
-/* ---- libcushim.so: where it is and what its bootstrap found (lib.c) ---- */
+/* ---- libcushim.so: where it is and what its bootstrap found (libcushim.c) ---- */
 struct cli_lib {
 	char path[4096];
 	const char *how; /* "--lib", "next to the command", "the configured libdir" */

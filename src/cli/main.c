@@ -1,7 +1,7 @@
 /* cushim: run a program under the shim, check a binary against a driver,
  * explain the setup, list the symbol table.  See cushim(1).  This file holds
  * main() and the dispatch to the commands alone; what they all call is in
- * util.c. */
+ * messages.c. */
 #include "config.h"
 #include "cli.h"
 #include "table.h"
