@@ -36,6 +36,10 @@ struct cushim_claim {
 	void **next; /* CUSHIM_CLAIM_WRAP: where the function it wraps goes */
 };
 
+/* The most claims one module returns (the adapters aside: at most one an
+ * export). */
+#define CUSHIM_MAX_CLAIMS 64
+
 /* "driver", "adapter", ...: one word; and a few words of what it means. */
 const char *cushim_owner_name(unsigned owner);
 const char *cushim_owner_words(unsigned owner);

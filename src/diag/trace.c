@@ -30,6 +30,7 @@
 #include "recfile.h"
 #include "sticky.h"
 #include "explain.h"
+#include "explain-fork.h"
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>

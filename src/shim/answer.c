@@ -5,7 +5,8 @@
 #include "table.h"
 #include "slots.h"
 #include "conf.h"
-#include "boot.h"
+#include "answer.h"
+#include "state.h"
 #include "lookup-rule.h"
 #include <string.h>
 

@@ -20,8 +20,9 @@
  * and that child names "a call cushim did not see". */
 #include "table.h"
 #include "slots.h"
+#include "source.h"
 #include "explain.h"
-#include "boot.h"
+#include "explain-fork.h"
 #include "state.h"
 #include "siglock.h"
 #include <dlfcn.h>

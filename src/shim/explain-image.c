@@ -10,7 +10,7 @@
  * claims 256 MB costs a few pages.
  * Where a byte the reader needs cannot be read, the image is one that
  * cannot be read, from that offset on. */
-#include "explain.h"
+#include "explain-image.h"
 #include "elfbytes.h"
 #include "fatbin.h"
 #include "peek.h"

@@ -14,6 +14,7 @@
 #include "settings.h"
 #include "errors.h"
 #include "explain.h"
+#include "explain-init.h"
 #include "nvenv.h"
 #include <stdio.h>
 #include <string.h>

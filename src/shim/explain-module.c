@@ -12,6 +12,8 @@
 #include "settings.h"
 #include "errors.h"
 #include "explain.h"
+#include "explain-module.h"
+#include "explain-image.h"
 #include "gpufit.h"
 #include "modimage.h"
 #include "requirements.h"

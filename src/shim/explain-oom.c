@@ -14,6 +14,7 @@
 #include "state.h"
 #include "errors.h"
 #include "explain.h"
+#include "explain-oom.h"
 #include "peek.h"
 #include <pthread.h>
 #include <string.h>

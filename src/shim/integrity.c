@@ -27,7 +27,8 @@
 #include "slots.h"
 #include "conf.h"
 #include "log.h"
-#include "boot.h"
+#include "integrity.h"
+#include "state.h"
 #include "validity.h"
 #include "siglock.h"
 #include <pthread.h>

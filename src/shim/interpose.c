@@ -21,7 +21,9 @@
 #include "conf.h"
 #include "realdriver.h"
 #include "log.h"
-#include "boot.h"
+#include "source.h"
+#include "interpose.h"
+#include "state.h"
 #include "notes.h"
 #include <dlfcn.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * function yet (cushim_driver_version does that). */
 #include "table.h"
 #include "slots.h"
-#include "boot.h"
+#include "state.h"
 #include "cushim.h"
 
 /* The CUDA version the process sees (CUSHIM_DRIVER_VERSION when emulating). */

@@ -6,7 +6,8 @@
 #include "conf.h"
 #include "realdriver.h"
 #include "log.h"
-#include "boot.h"
+#include "source.h"
+#include "masquerade.h"
 #include "notes.h"
 #include "ldsearch.h"
 #include <dlfcn.h>

@@ -8,7 +8,7 @@
 #include "log.h"
 #include "timeline.h"
 #include "errors.h"
-#include "boot.h"
+#include "source.h"
 #include "state.h"
 #include "missing.h"
 #include "notes.h"

@@ -11,7 +11,8 @@
 #include "settings.h"
 #include "realdriver.h"
 #include "log.h"
-#include "boot.h"
+#include "source.h"
+#include "state.h"
 #include "notes.h"
 #include <dlfcn.h>
 #include <execinfo.h>

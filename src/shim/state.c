@@ -10,7 +10,7 @@
 #include "conf.h"
 #include "settings.h"
 #include "log.h"
-#include "boot.h"
+#include "source.h"
 #include "notes.h"
 #include "state.h"
 #include <limits.h>

@@ -9,7 +9,7 @@
 #include "table.h"
 #include "owners.h"
 
-struct cushim_source; /* boot.h */
+struct cushim_source; /* source.h */
 
 /* What the driver gave for each export (NULL: missing), and what implements
  * each: cushim's own function, the driver's, or NULL when it is missing; the
