@@ -145,7 +145,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #elif defined(FUZZ_IMAGE)
-#include "explain.h"
+#include "state.h"
+#include "explain-image.h"
 #include "modimage.h"
 
 static void same(const struct mi_image *a, const struct mi_image *b)
