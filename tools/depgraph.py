@@ -18,8 +18,17 @@ lists them, marked), and the stubs sit on no cycle.  No other cycle is
 allowed but for --allow A,B: a cycle whose files all lie in the group (file
 names as printed, or their basenames), to look at one while breaking it.
 
-usage: depgraph.py [--nm NM] [--allow A,B ...] [--edges] [--srcdir DIR] BUILDDIR
-exit: 0 no cycle but allowed ones, 1 a cycle not allowed, 2 usage or nm unusable.
+--headers: one header per module instead: each function a header of src/
+declares is defined by the C file of the header's own name (boot.h's by
+boot.c), where there is one; a header without one (slots.h, cushim.h) is
+shared and not judged.  --floors: the folders of src/ and the arrows between
+them, each with its number of file edges, those against the order common,
+shim, diag, cli marked.
+
+usage: depgraph.py [--nm NM] [--allow A,B ...] [--edges] [--headers] [--floors] [--srcdir DIR] BUILDDIR
+exit: 0 no cycle but allowed ones (--headers: every header one module's),
+1 a cycle not allowed (a header that declares another module's function),
+2 usage or nm unusable.
 """
 import argparse
 import os
@@ -113,7 +122,7 @@ def build_graph(nm, builddir, srcdir):
                     cut.add((src, dst))
                 else:
                     graph[src].add(dst)
-    return graph, why, cut
+    return graph, why, cut, owner
 
 
 def sccs(graph):
@@ -173,12 +182,14 @@ def main():
     ap.add_argument("--nm", default=os.environ.get("NM", "nm"), help="the nm to run (default $NM or nm)")
     ap.add_argument("--allow", action="append", default=[], help="A,B: a cycle among these files is allowed")
     ap.add_argument("--edges", action="store_true", help="print every edge and the symbol that makes it")
+    ap.add_argument("--headers", action="store_true", help="check that each header declares its own module's")
+    ap.add_argument("--floors", action="store_true", help="print the folders and the arrows between them")
     a = ap.parse_args()
     srcdir = a.srcdir or top_srcdir(a.builddir)
     nm = shlex.split(a.nm)
     groups = [set(x.split(",")) for x in a.allow]
     try:
-        graph, why, cut = build_graph(nm, a.builddir, srcdir)
+        graph, why, cut, owner = build_graph(nm, a.builddir, srcdir)
     except (OSError, subprocess.CalledProcessError) as e:
         print("depgraph: nm is not usable here (%s)" % e, file=sys.stderr)
         return 2
@@ -186,6 +197,15 @@ def main():
         print("depgraph: no objects of libcushim_* or cushim under %s/src: build it first" % a.builddir,
               file=sys.stderr)
         return 2
+    if a.headers:
+        bad = check_headers(srcdir, owner)
+        for b in bad:
+            print("HEADER " + b)
+        print("depgraph: %d declarations of another module's function" % len(bad))
+        return 1 if bad else 0
+    if a.floors:
+        print_floors(why, cut)
+        return 0
     if a.edges:
         for src, dst in sorted(set(why)):
             print("%s -> %s (%s)%s" % (src, dst, ", ".join(sorted(why[(src, dst)])),
@@ -201,6 +221,61 @@ def main():
             print("  %s -> %s" % (f, ", ".join("%s (%s)" % (d, min(why[(f, d)])) for d in inner)))
     print("depgraph: %d files, %d cycles, %d not allowed" % (len(graph), len(comps), bad))
     return 1 if bad else 0
+
+
+# A function declared in a header: a name, its parameters, then ';' (an
+# attribute between them), not a function pointer's "(*name)".
+DECL_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)\s*(?:CUSHIM_\w+\s*)?;")
+
+
+def declared(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        text = re.sub(r"/\*.*?\*/", " ", f.read(), flags=re.S)
+    text = re.sub(r"^\s*#.*$", " ", text, flags=re.M)
+    return set(DECL_RE.findall(text)) - {"__attribute__", "sizeof", "_Static_assert", "typeof", "__typeof__"}
+
+
+def check_headers(srcdir, owner):
+    """Each header's functions, defined by its own C file: the mismatches."""
+    bad = []
+    for root, _, names in os.walk(os.path.join(srcdir, "src")):
+        for h in sorted(n for n in names if n.endswith(".h")):
+            c = os.path.normpath(os.path.relpath(os.path.join(root, h[:-2] + ".c"), srcdir))
+            if not os.path.exists(os.path.join(srcdir, c)):
+                continue
+            for fn in sorted(declared(os.path.join(root, h))):
+                where = owner.get(fn)
+                if where and where != c:
+                    bad.append("%s declares %s, which %s defines" % (os.path.relpath(os.path.join(root, h), srcdir),
+                                                                        fn, where))
+    return bad
+
+
+FLOORS = ("common", "shim", "diag", "cli")
+
+
+def print_floors(why, cut):
+    """The folders and the file edges between them."""
+    def floor(f):
+        return os.path.dirname(f)[len("src/"):] if f.startswith("src/") else None
+    files, arrows = {}, {}
+    for (a, b), _ in why.items():
+        fa, fb = floor(a), floor(b)
+        if fa is None or fb is None or (a, b) in cut:
+            continue
+        files.setdefault(fa, set()).add(a)
+        files.setdefault(fb, set()).add(b)
+        if fa != fb:
+            arrows[(fa, fb)] = arrows.get((fa, fb), 0) + 1
+
+    def rank(f):
+        top = f.split("/")[0]
+        return FLOORS.index(top) if top in FLOORS else -1
+    for f in sorted(files, key=lambda f: (rank(f), f)):
+        print("floor %s: %d files" % (f or ".", len(files[f])))
+    for (a, b), n in sorted(arrows.items(), key=lambda x: (rank(x[0][0]), x[0])):
+        up = rank(a) >= 0 and rank(b) > rank(a)
+        print("arrow %s -> %s: %d%s" % (a or ".", b or ".", n, "  (against the order)" if up else ""))
 
 
 def top_srcdir(builddir):

@@ -6,7 +6,10 @@ EXTRA_DIST += tools/gensyms.py tools/cudaapi.py tools/mktable.py tools/update-ta
 	tools/gpu-check.sh tools/setup-debian.sh tools/depgraph.py
 
 # make layout-check: the cycles between the files of the libraries and the
-# command (tools/depgraph.py; tests/layout/cycles.sh runs it in make check).
+# command, one header per module, and the folders with the arrows between
+# them (tools/depgraph.py; tests/layout runs the first two in make check).
 layout-check: libcushim.la cushim$(EXEEXT)
 	$(PYTHON) $(top_srcdir)/tools/depgraph.py --nm '$(NM)' --srcdir $(top_srcdir) .
+	$(PYTHON) $(top_srcdir)/tools/depgraph.py --nm '$(NM)' --srcdir $(top_srcdir) --headers .
+	$(PYTHON) $(top_srcdir)/tools/depgraph.py --nm '$(NM)' --srcdir $(top_srcdir) --floors .
 .PHONY: layout-check

@@ -5,14 +5,14 @@
 noinst_LTLIBRARIES += libcushim_cli.la
 CHECK_SOURCES = src/cli/check/check.c src/cli/check/check-queue.c src/cli/check/check-queue.h \
 	src/cli/check/check-read.c src/cli/check/check-judge.c src/cli/check/check-report.c src/cli/check/check-json.c src/cli/check/check-steps.h src/cli/check/check-tree.c \
-	src/cli/check/check-tree.h src/cli/check/check-env.c src/cli/check/check-wheel.c src/cli/check/check-needed.c \
+	src/cli/check/check-tree.h src/cli/check/check-env.c src/cli/check/check-wheel.c src/cli/check/check-wheel.h src/cli/check/check-needed.c \
 	src/cli/check/check-inputs.c src/cli/check/check-loads.c src/cli/check/check-compat.c src/cli/check/check-emit.c \
-	src/cli/check/check-declared.c src/cli/check/check-python.c src/cli/check/jitc.c src/cli/check/jitc.h \
+	src/cli/check/check-declared.c src/cli/check/check-python.c src/cli/check/check-python.h src/cli/check/jitc.c src/cli/check/jitc.h \
 	src/cli/check/cudart.c src/cli/check/cudart.h src/cli/check/unpack.c src/cli/check/unpack.h \
 	src/cli/check/loads.c src/cli/check/loads.h src/cli/check/wheeltag.c src/cli/check/wheeltag.h \
-	src/cli/check/calls.c src/cli/check/demangle.c src/cli/check/gpucode.c src/cli/check/gpucode.h
+	src/cli/check/calls.c src/cli/check/calls.h src/cli/check/demangle.c src/cli/check/gpucode.c src/cli/check/gpucode.h
 libcushim_cli_la_SOURCES = src/cli/run.c src/cli/gpus.c src/cli/doctor.c src/cli/symbols.c \
-	src/cli/machine.c src/cli/timeline-cmd.c src/cli/timeline-merge.c src/cli/tlscan.c src/cli/tlscan.h src/cli/summary-cmd.c src/cli/trace-cmd.c src/cli/run-checks.c \
+	src/cli/machine.c src/cli/timeline-cmd.c src/cli/timeline-merge.c src/cli/timeline-merge.h src/cli/tlscan.c src/cli/tlscan.h src/cli/summary-cmd.c src/cli/trace-cmd.c src/cli/run-checks.c \
 	src/cli/jsonread.c src/cli/jsonread.h src/cli/libcushim.c src/cli/findlib.c src/cli/json.c src/cli/cli.h src/cli/messages.c \
 	$(CHECK_SOURCES)
 nodist_libcushim_cli_la_SOURCES = $(GENERATED)

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "timeline.h"
 #include "tlscan.h"
+#include "timeline-merge.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "cli.h"
 #include "tlscan.h"
+#include "timeline-merge.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>

@@ -41,6 +41,4 @@ void tl_put_event(const char *p, size_t n, void *arg); /* arg: a tl_writer */
 /* A process_name event for each pid of s that has none. */
 void tl_name_orphans(struct tl_writer *w, const struct tl_scan *s);
 
-/* cushim timeline --merge FILE... -o out (timeline-merge.c): an exit status. */
-int tl_merge(const char *out, char **files, int n);
 #endif

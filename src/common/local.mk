@@ -12,7 +12,7 @@ GPUCODE_SOURCES = src/common/gpucode/fatbin.c src/common/gpucode/fatbin.h \
 	src/common/gpucode/gpufit.c src/common/gpucode/gpufit.h src/common/gpucode/requirements.c src/common/gpucode/requirements.h \
 	src/common/gpucode/rtmarks.c src/common/gpucode/rtmarks.h
 libcushim_common_la_SOURCES = src/common/table.c src/common/table.h src/common/hidden.h \
-	src/common/ldsearch.c src/common/ldsearch.h src/common/realdriver.c src/common/realdriver.h src/common/realdlsym.c src/common/lookup-rule.h \
+	src/common/ldsearch.c src/common/ldsearch.h src/common/realdriver.c src/common/realdriver.h src/common/realdlsym.c src/common/realdlsym.h src/common/lookup-rule.h \
 	src/common/conf.c src/common/conf.h src/common/settings.c src/common/settings.h src/common/adapters.c src/common/adapters.h \
 	src/common/log.c src/common/log.h src/common/enums.c src/common/enums.h src/common/md2.c src/common/md2.h \
 	src/common/validity.c src/common/validity.h src/common/ticks.h src/common/cuda-all.h \

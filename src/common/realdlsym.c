@@ -14,6 +14,7 @@
  * the older versions (GLIBC_2.2.5 on x86-64, GLIBC_2.17 on AArch64) kept for
  * old binaries; earlier glibc defines them in libdl.so.2 at those versions. */
 #include "realdriver.h"
+#include "realdlsym.h"
 #include <dlfcn.h>
 #include <stddef.h>
 

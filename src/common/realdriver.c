@@ -5,6 +5,7 @@
 #include "realdriver.h"
 #include "log.h"
 #include "ldsearch.h"
+#include "realdlsym.h"
 #include <dlfcn.h>
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-/* The real driver (realdriver.c) and cushim's own lookups (realdlsym.c). */
+/* The real driver (realdriver.c). */
 #ifndef CUSHIM_REALDRIVER_H
 #define CUSHIM_REALDRIVER_H
 #include "hidden.h"
@@ -11,8 +11,5 @@ void *cushim_real_driver_open(const char *path);
 /* What is said of a CUSHIM_DRIVER that cushim_real_driver_open refuses. */
 #define CUSHIM_DRIVER_UNUSABLE "is not a usable driver (missing, no library that loads here, or a cushim)"
 
-/* The C library's dlsym and dlopen, never an interposer's. */
-void *cushim_dlsym(void *handle, const char *name) CUSHIM_HIDDEN;
-void *cushim_dlopen(const char *file, int mode) CUSHIM_HIDDEN;
 
 #endif

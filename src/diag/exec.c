@@ -12,6 +12,7 @@
  * held across the exec, and no wait is on this thread. */
 #include "realdriver.h"
 #include "trace.h"
+#include "realdlsym.h"
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>

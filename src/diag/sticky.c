@@ -18,6 +18,7 @@
 #include "peek.h"
 #include "realdriver.h"
 #include "sticky.h"
+#include "realdlsym.h"
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,6 +6,7 @@
  * written gives way: the object is then judged again at its next call. */
 #include "config.h"
 #include "callers.h"
+#include "realdlsym.h"
 #include "realdriver.h" /* cushim_dlsym */
 #include <dlfcn.h>
 

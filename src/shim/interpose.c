@@ -25,6 +25,7 @@
 #include "interpose.h"
 #include "state.h"
 #include "notes.h"
+#include "realdlsym.h"
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>

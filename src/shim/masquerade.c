@@ -10,6 +10,7 @@
 #include "masquerade.h"
 #include "notes.h"
 #include "ldsearch.h"
+#include "realdlsym.h"
 #include <dlfcn.h>
 
 /* Is the libcuda.so.1 the process loaded cushim itself? */

@@ -14,6 +14,7 @@
 #include "source.h"
 #include "state.h"
 #include "notes.h"
+#include "realdlsym.h"
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <link.h>

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "cudart.h"
 #include "gpucode.h"
+#include "calls.h"
 #include <ctype.h>
 #include <gelf.h>
 #include <stdio.h>

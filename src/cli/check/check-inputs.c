@@ -4,6 +4,7 @@
 #include "config.h"
 #include "check-steps.h"
 #include "check-tree.h"
+#include "check-wheel.h"
 #include <stdio.h>
 
 static const char *plural(size_t n)

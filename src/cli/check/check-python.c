@@ -6,6 +6,7 @@
 #include "config.h"
 #include "check-tree.h"
 #include "cli.h"
+#include "check-python.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

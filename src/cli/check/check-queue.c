@@ -4,6 +4,7 @@
  * reported or kept for the environment's report. */
 #include "config.h"
 #include "check-queue.h"
+#include "check-wheel.h"
 #include <libgen.h>
 #include <limits.h>
 #include <pthread.h>

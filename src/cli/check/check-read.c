@@ -8,6 +8,7 @@
 #include "table.h"
 #include "modimage.h"
 #include "rtmarks.h"
+#include "check-wheel.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>

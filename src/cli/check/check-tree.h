@@ -66,22 +66,6 @@ int tree_resolve(const struct tree *t, const char *name, const char *rpath, cons
 /* Is path one of the files to judge (tree_done sorts them)? */
 int tree_has_file(const struct tree *t, const char *path);
 
-/* A wheel's members that cushim check judges, added as WHEEL:MEMBER
- * (check-wheel.c): 0, or -1 (said) when it cannot be read. */
-int tree_wheel(struct tree *t, const char *path);
-/* The wheel named as an input whose member path is (WHEEL:MEMBER), or NULL. */
-const struct tree_input *tree_wheel_of(const struct tree *t, const char *path);
-/* How many times the archive at path was opened to be read (check-wheel.c):
- * once to list it, then at most once by each thread that reads its members. */
-unsigned long tree_wheel_opens(const char *path);
-/* How many of its members were inflated whole through libdeflate (the rest,
- * if any, through libzip). */
-unsigned long tree_wheel_inflated(const char *path);
-/* Closes the archive this thread keeps open between members (each reading
- * thread, when it is done); then forgets what was counted, once every
- * thread is done (tree_wheels_done). */
-void tree_wheel_close(void);
-void tree_wheels_done(void);
 /* A line saying what was read: the record it fills (check-tree.c). */
 struct tree_input *tree_input_add(struct tree *t, const char *path, int kind);
 /* The last record added, taken back (a folder named that holds nothing is
@@ -89,9 +73,5 @@ struct tree_input *tree_input_add(struct tree *t, const char *path, int kind);
 void tree_input_drop(struct tree *t);
 /* One such member: judged, and in the library index. */
 void tree_add_member(struct tree *t, const char *member);
-
-/* The site-packages folders of a Python interpreter (python3 when NULL),
- * found by asking it: how many were added to t's walk, or -1 (said). */
-int tree_python(struct tree *t, const char *interpreter);
 
 #endif

@@ -8,6 +8,7 @@
 #include "check-steps.h"
 #include "check-tree.h"
 #include "unpack.h"
+#include "check-wheel.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

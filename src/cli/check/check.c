@@ -9,6 +9,8 @@
 #include "config.h"
 #include "check-queue.h"
 #include "requirements.h"
+#include "check-wheel.h"
+#include "check-python.h"
 #include <getopt.h>
 #include <unistd.h>
 #include <stdlib.h>

@@ -14,6 +14,7 @@
 #include "rtmarks.h"
 #include "fatbin.h"
 #include "unpack.h"
+#include "calls.h"
 #include <ctype.h>
 #include <gelf.h>
 #include <limits.h>

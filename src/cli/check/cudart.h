@@ -28,16 +28,8 @@ struct cli_runtime_in {
 	const char *soname;  /* its DT_SONAME, or NULL */
 };
 
-/* A runtime function whose call makes the runtime ask for the driver: the
- * API (cudaMalloc) and the kernel launch nvcc's stubs make
- * (__cudaLaunchKernel, __cudaPushCallConfiguration); registering GPU code at
- * start-up (__cudaRegisterFatBinary) does not. */
-int cli_runtime_entry(const char *name);
 void cli_runtime_detect(Elf *elf, const struct cli_runtime_in *in, struct cli_runtime *rt);
-/* Whether a call from the file's own code reaches one of the runtime's
- * cuda* functions (x86-64 and AArch64, from the symbol table): 1 and who
- * calls what in why, 0, or -1 when it cannot tell. */
-int cli_runtime_called(Elf *elf, char *why, size_t whysize);
+
 /* The newest compiler release line in the heads of the file's GPU images
  * (compressed ones unpacked, where this build can): the CUDA version
  * (12090), 0 if none, with the line in text; unpacked: it came from a
