@@ -95,9 +95,17 @@ def symbols(nm, path):
     return defined, undefined
 
 
+# What each target links with: the command has the command's objects and
+# common's alone, so a name it leaves undefined is never resolved to the
+# library's (exec.c's execvp, which shadows the C library's there).
+COMMAND = {"libcushim_cli_la", "cushim", "libcushim_common_la"}
+LINKS = {"libcushim_cli_la": COMMAND, "cushim": COMMAND, "libcushim_common_la": {"libcushim_common_la"}}
+
+
 def build_graph(nm, builddir, srcdir):
     objs = find_objects(builddir)
     files = {}  # source file -> (defined, undefined), united over its objects
+    target = {}  # source file -> the target its object belongs to (None: the stubs)
     for (rel, obj), path in sorted(objs.items()):
         src = source_of(rel, obj, srcdir, builddir)
         if src is None:  # left by an older layout of the tree: not linked now
@@ -107,15 +115,24 @@ def build_graph(nm, builddir, srcdir):
         pd, pu = files.setdefault(src, (set(), set()))
         pd |= d
         pu |= u
-    owner = {}
+        target.setdefault(src, OBJ_RE.match(obj).group(1))
+    owners = {}
     for src, (d, _) in sorted(files.items()):
         for s in d:
-            owner.setdefault(s, src)
+            owners.setdefault(s, []).append(src)
+    owner = {s: w[0] for s, w in owners.items()}
+
+    def resolve(src, s):
+        links = LINKS.get(target.get(src))
+        for w in owners.get(s, ()):
+            if links is None or target.get(w) in links:
+                return w
+        return None
     graph = {src: set() for src in files}
     why, cut = {}, set()
     for src, (_, u) in files.items():
         for s in u:
-            dst = owner.get(s)
+            dst = resolve(src, s)
             if dst and dst != src:
                 why.setdefault((src, dst), set()).add(s)
                 if os.path.basename(src) in STUBS:
