@@ -16,6 +16,8 @@ extern __thread struct cushim_counters *cushim_my_counters
 /* Counts a call of a thread that has no counters yet (the wrappers count the rest). */
 void cushim_count_first(unsigned i, CUresult r, uint64_t ticks) CUSHIM_HIDDEN;
 void cushim_trace_start(void) CUSHIM_HIDDEN;
+/* The trace wrappers, one for each export (wrappers.c). */
+extern void *const cushim_tracer[CUSHIM_NSYMS] CUSHIM_HIDDEN;
 void cushim_trace_call(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv) CUSHIM_HIDDEN;
 void cushim_trace_failures(void) CUSHIM_HIDDEN; /* failed calls at least reach cushim_trace_call */
 void cushim_trace_prefork(void) CUSHIM_HIDDEN;

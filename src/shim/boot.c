@@ -24,7 +24,7 @@
 #include "conf.h"
 #include "settings.h"
 #include "log.h"
-#include "trace.h"
+#include "observers.h"
 #include "errors.h"
 #include "source.h"
 #include "masquerade.h"
@@ -344,11 +344,14 @@ static void find(struct boot_run *run)
 
 static void publish(int tracing)
 {
+	const struct cushim_observers *obs = cushim_observers();
+	if (!obs)
+		tracing = 0; /* a build without the diagnostics */
 	if (tracing)
-		cushim_trace_start();
+		obs->start();
 	cushim_state_tracing(tracing);
 	for (unsigned i = 0; i < CUSHIM_NSYMS; i++) {
-		void *target = tracing ? cushim_tracer[i] : cushim_impl[i];
+		void *target = tracing ? obs->tracer[i] : cushim_impl[i];
 		if (target) /* a missing one keeps its first-call function, which reports it */
 			__atomic_store_n(&cushim_slot[i], target, __ATOMIC_RELEASE);
 	}
@@ -469,7 +472,7 @@ void *cushim_resolve(unsigned i)
 			   "CUDA_ERROR_NOT_INITIALIZED", cushim_syms[i].name);
 		return (void *)reentered;
 	}
-	if ((p = cushim_state.tracing ? cushim_tracer[i] : cushim_impl[i]))
+	if ((p = cushim_state.tracing ? cushim_observers()->tracer[i] : cushim_impl[i]))
 		return p;
 	cushim_report_missing(i);
 	__atomic_store_n(&cushim_slot[i], (void *)cushim_missing, __ATOMIC_RELEASE);
@@ -519,7 +522,8 @@ static void cushim_prefork(void)
 	}
 	fork_mask = saved;
 	cushim_fork_lock();
-	cushim_trace_prefork();
+	if (cushim_observers())
+		cushim_observers()->prefork();
 }
 
 static void fork_done(void)
@@ -532,7 +536,8 @@ static void fork_done(void)
 
 static void cushim_postfork_parent(void)
 {
-	cushim_trace_postfork(0);
+	if (cushim_observers())
+		cushim_observers()->postfork(0);
 	cushim_fork_unlock();
 	fork_done();
 }
@@ -542,18 +547,22 @@ static void cushim_postfork_parent(void)
  * (explain-fork.c). */
 static void watch_child(void)
 {
-	cushim_trace_failures();
+	const struct cushim_observers *obs = cushim_observers();
+	if (!obs)
+		return; /* nothing to go through */
+	obs->failures();
 	if (!cushim_state.tracing)
 		for (unsigned i = 0; i < CUSHIM_NSYMS; i++)
 			if (cushim_impl[i])
-				__atomic_store_n(&cushim_slot[i], cushim_tracer[i], __ATOMIC_RELEASE);
+				__atomic_store_n(&cushim_slot[i], obs->tracer[i], __ATOMIC_RELEASE);
 	cushim_state_tracing(1);
 	cushim_fork_watching();
 }
 
 static void cushim_postfork_child(void)
 {
-	cushim_trace_postfork(1);
+	if (cushim_observers())
+		cushim_observers()->postfork(1);
 	if (cushim_fork_child())
 		watch_child();
 	cushim_fork_unlock();

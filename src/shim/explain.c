@@ -1,7 +1,7 @@
 /* See explain.h: where a named cause is said. */
 #include "conf.h"
 #include "log.h"
-#include "timeline.h"
+#include "observers.h"
 #include "explain.h"
 #include "state.h"
 #include <string.h>
@@ -34,7 +34,8 @@ void cushim_cause(const char *cause, const char *text)
 	int k = __atomic_fetch_add(&ncauses, 1, __ATOMIC_ACQ_REL);
 
 	cushim_log(CUSHIM_LOG_WARN, "%s", text);
-	cushim_timeline_cause(cause, text);
+	if (cushim_observers())
+		cushim_observers()->cause(cause, text);
 	if (k >= MAX_CAUSES)
 		return;
 	causes[k].cause = cause;

@@ -7,7 +7,7 @@ libcushim_shim_la_SOURCES = src/shim/boot.c src/shim/boot.h src/shim/state.c src
 	src/shim/missing.c src/shim/missing.h src/shim/notes.c src/shim/notes.h src/shim/source.c src/shim/source.h \
 	src/shim/masquerade.c src/shim/masquerade.h src/shim/interpose.c src/shim/interpose.h \
 	src/shim/answer.c src/shim/answer.h src/shim/integrity.c src/shim/integrity.h src/shim/errors.c src/shim/errors.h \
-	src/shim/stubs.c src/shim/slots.h src/shim/siglock.h \
+	src/shim/stubs.c src/shim/slots.h src/shim/observers.c src/shim/observers.h src/shim/siglock.h \
 	src/shim/introspect.c src/shim/cushim.h src/shim/adapt.c src/shim/adapt.h \
 	src/shim/explain.c src/shim/explain.h src/shim/explain-fork.c src/shim/explain-fork.h \
 	src/shim/explain-module.c src/shim/explain-module.h src/shim/explain-image.c src/shim/explain-image.h \

@@ -6,7 +6,7 @@
 #include "conf.h"
 #include "settings.h"
 #include "log.h"
-#include "timeline.h"
+#include "observers.h"
 #include "errors.h"
 #include "source.h"
 #include "state.h"
@@ -32,7 +32,8 @@ void cushim_report_missing(unsigned i)
 
 	if (__atomic_exchange_n(&missing_logged[i], 1, __ATOMIC_RELAXED) || missing_rc == CUDA_ERROR_NO_DEVICE)
 		return; /* said once; or the bootstrap said once why nothing works */
-	cushim_timeline_missing(i, missing_rc);
+	if (cushim_observers())
+		cushim_observers()->missing(i, missing_rc);
 	if (cushim_state.driver_version)
 		snprintf(have, sizeof have, "CUDA %s", cushim_format_version(cushim_state.driver_version, need));
 	else
