@@ -7,7 +7,7 @@ libcushim_cli_la_SOURCES = src/cli/run.c src/cli/check.c src/cli/check-read.c sr
 	src/cli/check-python.c src/cli/cudart.c src/cli/cudart.h src/cli/unpack.c src/cli/unpack.h src/cli/loads.c src/cli/loads.h src/cli/wheeltag.c src/cli/wheeltag.h \
 	src/cli/calls.c src/cli/demangle.c src/cli/gpucode.c src/cli/gpucode.h src/cli/gpus.c src/cli/doctor.c src/cli/symbols.c \
 	src/cli/machine.c src/cli/timeline-cmd.c src/cli/timeline-merge.c src/cli/tlscan.c src/cli/tlscan.h src/cli/summary-cmd.c src/cli/trace-cmd.c src/cli/run-checks.c \
-	src/cli/jsonread.c src/cli/jsonread.h src/cli/lib.c src/cli/findlib.c src/cli/json.c src/cli/cli.h src/cli/util.c
+	src/cli/jsonread.c src/cli/jsonread.h src/cli/lib.c src/cli/findlib.c src/cli/cli.h src/cli/util.c
 nodist_libcushim_cli_la_SOURCES = $(GENERATED)
 CLI_CPPFLAGS = $(AM_CPPFLAGS) -DCUSHIM_LIBDIR='"$(libdir)"'
 libcushim_cli_la_CPPFLAGS = $(CLI_CPPFLAGS)
