@@ -14,6 +14,7 @@
 #include "trace.h"
 #include "summary.h"
 #include "explain.h"
+#include "jsonstr.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -65,8 +66,8 @@ static void add(struct text *t, const char *fmt, ...)
 static void json(struct text *t, const struct cushim_summary_row *rows, unsigned n, uint64_t calls, double ns)
 {
 	add(t, "{\"pid\": %d, \"program\": \"", (int)getpid());
-	for (const char *p = program_invocation_short_name; *p && t->left > 1; p++, t->left--)
-		*t->p++ = *p == '"' || *p == '\\' || (unsigned char)*p < 0x20 ? '?' : *p;
+	size_t m = cushim_json_escape(t->p, t->left, program_invocation_short_name);
+	t->p += m, t->left -= m;
 	add(t, "\", \"run\": \"%s\", \"calls\": %" PRIu64 ", \"functions\": [", cushim_run_id, calls);
 	for (unsigned k = 0; k < n; k++) {
 		const struct cushim_counters *c = &rows[k].c;
@@ -75,7 +76,7 @@ static void json(struct text *t, const struct cushim_summary_row *rows, unsigned
 		    c->errors, (double)c->ticks * ns, (double)c->ticks * ns / (double)c->calls, (double)c->max * ns);
 	}
 	add(t, "\n]");
-	size_t m = cushim_causes_json(t->p, t->left);
+	m = cushim_causes_json(t->p, t->left);
 	t->p += m, t->left -= m;
 	add(t, "}\n");
 }

@@ -24,6 +24,7 @@
 #include "stamp.h"
 #include "timeline.h"
 #include "errnames.h"
+#include "jsonstr.h"
 #include "ticks.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -62,21 +63,13 @@ static void lit(struct jout *o, const char *s, size_t n)
 }
 #define LIT(o, s) lit(o, s, sizeof s - 1)
 
-/* A JSON string's contents: quotes and backslashes escaped, and control or
- * non-ASCII bytes (cushim's own text has none) as '?', never \u escapes. */
+/* A JSON string's contents, as jsonstr.h says (a name that is not UTF-8
+ * stays valid JSON), cut between whole escapes where room runs out. */
 static void esc(struct jout *o, const char *s, size_t n)
 {
-	for (size_t k = 0; k < n && o->left > 1; k++) {
-		unsigned char c = (unsigned char)s[k];
-		if (c == '"' || c == '\\') {
-			*o->p++ = '\\';
-			o->left--;
-		} else if (c < 0x20 || c >= 0x7f) {
-			c = '?';
-		}
-		*o->p++ = (char)c;
-		o->left--;
-	}
+	size_t m = cushim_json_escape_n(o->p, o->left, s, n);
+	o->p += m;
+	o->left -= m;
 }
 
 static void str(struct jout *o, const char *s)
