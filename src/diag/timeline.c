@@ -389,6 +389,22 @@ static void bootstrap_event(void)
 	cushim_timeline_write(buf, (size_t)(o.p - buf));
 }
 
+/* Why export i is missing, as the bootstrap found it (state.h) and as
+ * missing.c's warning says it. */
+static const char *missing_why(unsigned i)
+{
+	switch (cushim_missing_why[i]) {
+	case CUSHIM_WHY_NEWER:
+		return "needs a newer driver";
+	case CUSHIM_WHY_HIDDEN:
+		return "hidden by CUSHIM_HIDE";
+	case CUSHIM_WHY_SELF:
+		return "resolved to cushim itself, not to a driver";
+	default:
+		return "not provided by this driver";
+	}
+}
+
 /* An export the driver lacks, the first time it is called. */
 void cushim_timeline_missing(unsigned i, CUresult returns)
 {
@@ -409,9 +425,7 @@ void cushim_timeline_missing(unsigned i, CUresult returns)
 	version_arg(&o, "driver", cushim_state.driver_version, "");
 	LIT(&o, ",");
 	key(&o, "why");
-	str(&o, cushim_hidden_name(s->name) ? "hidden by CUSHIM_HIDE"
-		: cushim_state.driver_version && s->version > cushim_state.driver_version ? "needs a newer driver"
-		: "not provided by this driver");
+	str(&o, missing_why(i));
 	LIT(&o, ",");
 	key(&o, "returns");
 	str(&o, rn ? rn : "?");

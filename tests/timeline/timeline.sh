@@ -3,7 +3,8 @@
 # with Python's json module (check-timeline.py); its forked child's own file;
 # the text trace beside it; no file for a child that only execs; a file cut short by SIGKILL, which `cushim
 # timeline` calls cut and --repair makes valid; the file's mode and a symlink
-# in its place; a program whose name is not text.
+# in its place; a program whose name is not text; the cause of each missing
+# export, as the log says it.
 . "$top_srcdir/tests/harness/defs.sh"
 fake=$top_builddir/tests/fake
 app=$top_builddir/tests/timeline/tl-app
@@ -104,4 +105,19 @@ if summary.get("program") != want:
     bad.append("the summary names the program %r, wanted %r" % (summary.get("program"), want))
 sys.exit("; ".join(bad) or None)
 EOF
+
+# 6. Each missing export's instant gives the cause the bootstrap found, as
+#    the log's warning words it: an export both newer than the driver and
+#    hidden needs a newer driver; a driver whose lookups answer cushim's own
+#    exports (FAKE_GPA=self) leaves every export resolved to cushim itself,
+#    a hidden one too.
+CUSHIM_HIDE='cuMemGetInfo*,cuLibraryLoadData' CUSHIM_TIMELINE=$T/why.json LD_PRELOAD=$SHIMLIB \
+	run_cmd why $EXE_WRAPPER "$app"
+expect_rc why 0
+$check why "$T/why.json" "$T/why.err" "cuLibraryLoadData=needs a newer driver" \
+	"cuMemGetInfo_v2=hidden by CUSHIM_HIDE" || fail "the causes of missing exports, newer and hidden"
+FAKE_GPA=self CUSHIM_TIMELINE=$T/self.json LD_PRELOAD=$SHIMLIB run_cmd self $EXE_WRAPPER "$app"
+expect_rc self 0
+$check why "$T/self.json" "$T/self.err" "cuInit=resolved to cushim itself, not to a driver" \
+	"cuMemGetInfo_v2=resolved to cushim itself, not to a driver" || fail "the causes of exports that resolved to cushim"
 finish
