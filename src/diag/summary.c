@@ -10,6 +10,7 @@
 #include "table.h"
 #include "conf.h"
 #include "outputs.h"
+#include "runmark.h"
 #include "log.h"
 #include "trace.h"
 #include "summary.h"
@@ -65,10 +66,13 @@ static void add(struct text *t, const char *fmt, ...)
 
 static void json(struct text *t, const struct cushim_summary_row *rows, unsigned n, uint64_t calls, double ns)
 {
+	char run[CUSHIM_RUN_ID_MAX];
+
 	add(t, "{\"pid\": %d, \"program\": \"", (int)getpid());
 	size_t m = cushim_json_escape(t->p, t->left, program_invocation_short_name);
 	t->p += m, t->left -= m;
-	add(t, "\", \"run\": \"%s\", \"calls\": %" PRIu64 ", \"functions\": [", cushim_run_id, calls);
+	cushim_run_id(run, sizeof run);
+	add(t, "\", \"run\": \"%s\", \"calls\": %" PRIu64 ", \"functions\": [", run, calls);
 	for (unsigned k = 0; k < n; k++) {
 		const struct cushim_counters *c = &rows[k].c;
 		add(t, "%s\n  {\"name\": \"%s\", \"calls\": %" PRIu64 ", \"errors\": %" PRIu64 ", \"total_ns\": %.0f, "

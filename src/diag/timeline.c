@@ -20,6 +20,7 @@
 #include "conf.h"
 #include "settings.h"
 #include "outputs.h"
+#include "runmark.h"
 #include "log.h"
 #include "stamp.h"
 #include "timeline.h"
@@ -358,7 +359,7 @@ static void version_arg(struct jout *o, const char *k, int version, const char *
 /* The bootstrap, as it ended: what it found and how long it took. */
 static void bootstrap_event(void)
 {
-	char buf[6000];
+	char buf[6000], run[CUSHIM_RUN_ID_MAX];
 	struct jout o = { buf, sizeof buf - 8 };
 	const struct cushim_state *s = &cushim_state;
 
@@ -373,7 +374,8 @@ static void bootstrap_event(void)
 	str(&o, s->path);
 	LIT(&o, ",");
 	key(&o, "run");
-	str(&o, cushim_run_id);
+	cushim_run_id(run, sizeof run);
+	str(&o, run);
 	LIT(&o, ",\"resolved\":");
 	num(&o, (uint64_t)s->resolved, 0);
 	LIT(&o, ",\"adapted\":");

@@ -20,7 +20,7 @@
  * threads that exited, for a moment. */
 #include "table.h"
 #include "conf.h"
-#include "outputs.h"
+#include "runmark.h"
 #include "execnext.h"
 #include "log.h"
 #include "trace.h"
@@ -374,6 +374,7 @@ static int lone_thread(void)
 
 void cushim_trace_prefork(void)
 {
+	cushim_run_prefork();
 	if (!cushim_tracing) {
 		/* tracing may start in the child: it may have a writer only
 		 * where the parent had no other thread */
@@ -416,6 +417,8 @@ static void child_state(void)
 
 void cushim_trace_postfork(int child)
 {
+	if (child)
+		cushim_run_forked();
 	if (!cushim_tracing) {
 		if (child && !lone_at_fork)
 			writer_started = 1; /* as child_state says */
@@ -424,7 +427,6 @@ void cushim_trace_postfork(int child)
 	if (child) {
 		child_state();
 		my_pid = getpid();
-		cushim_run_forked();
 		cushim_log_reopen_child();
 		cushim_timeline_child();
 		cushim_summary_forked();
@@ -565,6 +567,7 @@ static void on_crash(void)
 void cushim_trace_start(void)
 {
 	struct stat st;
+	cushim_run_start();
 	cushim_stamp_calibrate();
 	my_pid = getpid();
 	log_is_file = fstat(cushim_log_fd(), &st) == 0 && S_ISREG(st.st_mode);
