@@ -8,6 +8,7 @@
 #include "table.h"
 #include "adapters.h"
 #include "cushim.h"
+#include "jsonstr.h" /* every JSON string the command writes */
 
 /* Exit statuses of check, doctor and symbols (run passes the program's own). */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_ERROR = 2 };
@@ -134,9 +135,6 @@ int cli_real_driver(char *out, size_t size, const char **bad);
 /* name demangled into buf ("app::launch(int)"), or name itself when it is
  * no C++ name or there is no demangler. */
 const char *cli_demangle(const char *name, char *buf, size_t size);
-
-/* ---- JSON output (json.c) ---- */
-void json_string(FILE *f, const char *s);
 
 /* ---- the subcommands ---- */
 int cmd_run(int argc, char **argv);

@@ -1,6 +1,7 @@
 /* A small JSON reader: recursive descent over a buffer, into struct jv
  * trees (jsonread.h).  \u escapes are kept as '?': cushim's files hold
- * none, and what is read is names and numbers. */
+ * them only for bytes of a name that are not text (src/common/jsonstr.h),
+ * and what is read is names and numbers. */
 #include "jsonread.h"
 #include <stdlib.h>
 #include <string.h>

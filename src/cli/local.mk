@@ -13,7 +13,7 @@ CHECK_SOURCES = src/cli/check/check.c src/cli/check/check-queue.c src/cli/check/
 	src/cli/check/calls.c src/cli/check/calls.h src/cli/check/demangle.c src/cli/check/gpucode.c src/cli/check/gpucode.h
 libcushim_cli_la_SOURCES = src/cli/run.c src/cli/gpus.c src/cli/doctor.c src/cli/symbols.c \
 	src/cli/machine.c src/cli/timeline-cmd.c src/cli/timeline-merge.c src/cli/timeline-merge.h src/cli/tlscan.c src/cli/tlscan.h src/cli/summary-cmd.c src/cli/trace-cmd.c src/cli/run-checks.c \
-	src/cli/jsonread.c src/cli/jsonread.h src/cli/libcushim.c src/cli/findlib.c src/cli/json.c src/cli/cli.h src/cli/messages.c \
+	src/cli/jsonread.c src/cli/jsonread.h src/cli/libcushim.c src/cli/findlib.c src/cli/cli.h src/cli/messages.c \
 	$(CHECK_SOURCES)
 nodist_libcushim_cli_la_SOURCES = $(GENERATED)
 # src/cli/check's files include the command's own headers (cli.h).

@@ -152,13 +152,13 @@ static void print_json(const struct total *t)
 	printf("], \"runs\": [");
 	for (int k = 0; k < t->nruns; k++) {
 		fputs(k ? ", " : "", stdout);
-		json_string(stdout, t->runs[k]);
+		cushim_json_print(stdout, t->runs[k]);
 	}
 	printf("], \"calls\": %.0f, \"errors\": %.0f, \"functions\": [", t->calls, t->errors);
 	for (int k = 0; k < t->n; k++) {
 		const struct fn_row *r = &t->rows[k];
 		printf("%s\n  {\"name\": ", k ? "," : "");
-		json_string(stdout, r->name);
+		cushim_json_print(stdout, r->name);
 		printf(", \"calls\": %.0f, \"errors\": %.0f, \"total_ns\": %.0f, \"mean_ns\": %.1f, \"max_ns\": %.0f}",
 		       r->calls, r->errors, r->total_ns, r->calls ? r->total_ns / r->calls : 0, r->max_ns);
 	}

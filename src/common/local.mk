@@ -18,7 +18,7 @@ libcushim_common_la_SOURCES = src/common/table.c src/common/table.h src/common/h
 	src/common/validity.c src/common/validity.h src/common/ticks.h src/common/cuda-all.h \
 	src/common/peek.c src/common/peek.h src/common/nvenv.c src/common/nvenv.h src/common/ownfile.c src/common/ownfile.h \
 	src/common/errnames.c src/common/errnames.h src/common/callfmt.c src/common/callfmt.h src/common/records.c src/common/records.h \
-	src/common/owners.c src/common/owners.h $(GPUCODE_SOURCES)
+	src/common/owners.c src/common/owners.h src/common/jsonstr.c src/common/jsonstr.h $(GPUCODE_SOURCES)
 nodist_libcushim_common_la_SOURCES = $(GENERATED)
 libcushim_common_la_CFLAGS = $(SHIM_CFLAGS)
 EXTRA_DIST += src/common/compat/GL/gl.h src/common/compat/EGL/egl.h src/common/compat/EGL/eglext.h \

@@ -166,7 +166,7 @@ static int parse_driver(const char *v, struct cushim_conf *c)
 	return *v ? (c->driver = v, 0) : -1;
 }
 
-/* PID-SECONDS: read by outputs.c before the rest, nothing kept here. */
+/* PID-SECONDS: read by src/diag/runmark.c, nothing kept here. */
 static int parse_run(const char *v, struct cushim_conf *c)
 {
 	char *end;

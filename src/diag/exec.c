@@ -1,19 +1,23 @@
 /* exec: what the diagnostics hold is written before the process image is
- * replaced.  libcushim.so defines the C library's exec functions (execve,
- * execv, execvp, execvpe, execl, execlp, execle, fexecve, execveat); each
- * writes every thread's buffered lines and events, closes the timeline and
- * writes the summary (trace.c), then calls the C library's own, found once
- * at load (RTLD_NEXT: the next definition after libcushim.so, the C
- * library's or another preloaded library's).  When that returns, the exec
- * failed, and the process goes on as before.  A process that does not
- * trace pays one test.  posix_spawn, system and popen exec in a new process
- * through the C library's internal execve, which nothing here sees and
- * nothing needs to.  Safe in a signal handler, as execve is: no lock is
- * held across the exec, and no wait is on this thread. */
-#include "realdriver.h"
+ * replaced, and the program the exec starts is of this process's run.
+ * libcushim.so defines the C library's exec functions (execve, execv,
+ * execvp, execvpe, execl, execlp, execle, fexecve, execveat); each writes
+ * every thread's buffered lines and events, closes the timeline and writes
+ * the summary (trace.c), then calls the next definition (RTLD_NEXT: the C
+ * library's or another preloaded library's), with the run's mark in the
+ * environment it passes where this process names an output (runmark.c).
+ * When that returns, the exec failed, and the process goes on as before.  A
+ * process that does not trace pays one test and a look at its environment.
+ * posix_spawn, system and popen exec in a new process through the C
+ * library's internal execve, which nothing here sees.
+ *
+ * The next definitions are never looked up at load (execnext.c).  Safe in
+ * a signal handler, as execve is: no lock is held across the exec, no wait
+ * is on this thread, nothing is allocated; only a first use, in a process
+ * whose trace has no writer thread, asks the loader (dlsym) there. */
 #include "trace.h"
-#include "realdlsym.h"
-#include <dlfcn.h>
+#include "runmark.h"
+#include "execnext.h"
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,21 +32,6 @@ typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
-
-static execve_fn next_execve, next_execvpe;
-static execv_fn next_execv, next_execvp;
-static fexecve_fn next_fexecve;
-static execveat_fn next_execveat;
-
-__attribute__((constructor)) static void find_exec(void)
-{
-	next_execve = (execve_fn)cushim_dlsym(RTLD_NEXT, "execve");
-	next_execv = (execv_fn)cushim_dlsym(RTLD_NEXT, "execv");
-	next_execvp = (execv_fn)cushim_dlsym(RTLD_NEXT, "execvp");
-	next_execvpe = (execve_fn)cushim_dlsym(RTLD_NEXT, "execvpe");
-	next_fexecve = (fexecve_fn)cushim_dlsym(RTLD_NEXT, "fexecve");
-	next_execveat = (execveat_fn)cushim_dlsym(RTLD_NEXT, "execveat");
-}
 
 /* The result of the C library's exec, which returned: the process goes on. */
 static int failed(int rc)
@@ -60,41 +49,80 @@ static int missing(void)
 	return -1;
 }
 
+static int next_execve(const char *path, char *const argv[], char *const envp[])
+{
+	execve_fn f = (execve_fn)cushim_exec_next(CUSHIM_EXECVE);
+	return f ? f(path, argv, envp) : (int)syscall(SYS_execve, path, argv, envp);
+}
+
+/* Each exec function below: n, the pointers of a copy of the environment
+ * with the run's mark (0: none, envp is passed as it is), and that copy
+ * made in its own frame, where it lives until the exec. */
 EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
+	size_t n = cushim_run_env_size(envp);
+	char *copy[n + 1], mark[CUSHIM_RUN_MARK_MAX];
+
 	cushim_trace_exec();
-	return failed(next_execve ? next_execve(path, argv, envp) : (int)syscall(SYS_execve, path, argv, envp));
+	return failed(next_execve(path, argv, n ? cushim_run_env(envp, copy, n, mark) : envp));
 }
 
+/* With a mark to pass, execve with it. */
 EXPORT int execv(const char *path, char *const argv[])
 {
+	size_t n = cushim_run_env_size(environ);
+	char *copy[n + 1], mark[CUSHIM_RUN_MARK_MAX];
+	execv_fn f = n ? NULL : (execv_fn)cushim_exec_next(CUSHIM_EXECV);
+
 	cushim_trace_exec();
-	return failed(next_execv ? next_execv(path, argv) : (int)syscall(SYS_execve, path, argv, environ));
+	if (!f)
+		return failed(next_execve(path, argv, n ? cushim_run_env(environ, copy, n, mark) : environ));
+	return failed(f(path, argv));
 }
 
+/* With a mark to pass, execvpe with it. */
 EXPORT int execvp(const char *file, char *const argv[])
 {
+	size_t n = cushim_run_env_size(environ);
+	char *copy[n + 1], mark[CUSHIM_RUN_MARK_MAX];
+	execve_fn marked = n ? (execve_fn)cushim_exec_next(CUSHIM_EXECVPE) : NULL;
+	execv_fn f = marked ? NULL : (execv_fn)cushim_exec_next(CUSHIM_EXECVP);
+
 	cushim_trace_exec();
-	return failed(next_execvp ? next_execvp(file, argv) : missing());
+	if (marked)
+		return failed(marked(file, argv, cushim_run_env(environ, copy, n, mark)));
+	return failed(f ? f(file, argv) : missing());
 }
 
 EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
+	size_t n = cushim_run_env_size(envp);
+	char *copy[n + 1], mark[CUSHIM_RUN_MARK_MAX];
+	execve_fn f = (execve_fn)cushim_exec_next(CUSHIM_EXECVPE);
+
 	cushim_trace_exec();
-	return failed(next_execvpe ? next_execvpe(file, argv, envp) : missing());
+	return failed(f ? f(file, argv, n ? cushim_run_env(envp, copy, n, mark) : envp) : missing());
 }
 
 EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
+	size_t n = cushim_run_env_size(envp);
+	char *copy[n + 1], mark[CUSHIM_RUN_MARK_MAX];
+	fexecve_fn f = (fexecve_fn)cushim_exec_next(CUSHIM_FEXECVE);
+
 	cushim_trace_exec();
-	return failed(next_fexecve ? next_fexecve(fd, argv, envp) : missing());
+	return failed(f ? f(fd, argv, n ? cushim_run_env(envp, copy, n, mark) : envp) : missing());
 }
 
 EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
 {
+	size_t n = cushim_run_env_size(envp);
+	char *copy[n + 1], mark[CUSHIM_RUN_MARK_MAX];
+	char *const *env = n ? cushim_run_env(envp, copy, n, mark) : envp;
+	execveat_fn f = (execveat_fn)cushim_exec_next(CUSHIM_EXECVEAT);
+
 	cushim_trace_exec();
-	return failed(next_execveat ? next_execveat(dirfd, path, argv, envp, flags)
-				    : (int)syscall(SYS_execveat, dirfd, path, argv, envp, flags));
+	return failed(f ? f(dirfd, path, argv, env, flags) : (int)syscall(SYS_execveat, dirfd, path, argv, env, flags));
 }
 
 /* execl's arguments: how many from arg0 up to the NULL, not counting it. */

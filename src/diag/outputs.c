@@ -1,24 +1,22 @@
 /* The files a process writes (the timeline, the JSON summary): one per
  * process, whatever started it, and never another's truncated.
  *
- * A run is a process that no cushim process started, with everything it
- * starts: the first process marks its environment with CUSHIM_RUN (its pid
- * and start time), and every process it forks, execs, spawns or launches
- * inherits the mark.  The first process to open a name owns it: the name is
- * opened without truncation and locked (flock) for the process's life, and
- * it is the process's own when the lock is had and the file is empty.  A
- * file that is not empty and not locked was written by a process that has
- * ended: the first process of a run empties it when it names another run
- * (or none), a stale file of an earlier run; any other process keeps it.  A process that does not
- * own the name creates a name derived from it with O_EXCL: tl.json ->
- * tl.PID.json (tl.PID-2.json, ... when that is taken), tl.%p.json ->
- * tl.PID-2.json.  A name held by what is not the user's own file (ownfile.c:
- * a FIFO, a device, another user's file, one group or others may read) is
- * never opened for writing: it is said once, and the process writes a
- * derived name instead.  Nothing here runs per call: only when a file is
- * opened. */
+ * The first process to open a name owns it: the name is opened without
+ * truncation and locked (flock) for the process's life, and it is the
+ * process's own when the lock is had and the file is empty.  A file that is
+ * not empty and not locked was written by a process that has ended: the
+ * first process of a run (runmark.c) empties it when it names another run
+ * (or none), a stale file of an earlier run; any other process keeps it.  A
+ * process that does not own the name creates a name derived from it with
+ * O_EXCL: tl.json -> tl.PID.json (tl.PID-2.json, ... when that is taken),
+ * tl.%p.json -> tl.PID-2.json.  A name held by what is not the user's own
+ * file (ownfile.c: a FIFO, a device, another user's file, one group or
+ * others may read) is never opened for writing: it is said once, and the
+ * process writes a derived name instead.  Nothing here runs per call: only
+ * when a file is opened. */
 #include "conf.h"
 #include "outputs.h"
+#include "runmark.h"
 #include "log.h"
 #include "ownfile.h"
 #include "settings.h"
@@ -29,35 +27,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
-
-char cushim_run_id[48];
-int cushim_run_first;
-
-/* At load, before main: which run this process is part of, and the mark for
- * those it starts when it is the first.  Only where an output is set. */
-__attribute__((constructor)) static void mark_run(void)
-{
-	const char *mark = cushim_setting_env("CUSHIM_RUN");
-
-	if (mark) { /* digits and '-' only: it goes into JSON as it is */
-		for (size_t k = 0, n = 0; mark[k] && n < sizeof cushim_run_id - 1; k++)
-			if ((mark[k] >= '0' && mark[k] <= '9') || mark[k] == '-')
-				cushim_run_id[n++] = mark[k];
-		return;
-	}
-	snprintf(cushim_run_id, sizeof cushim_run_id, "%ld-%lld", (long)getpid(), (long long)time(NULL));
-	cushim_run_first = 1;
-	if (cushim_setting_env("CUSHIM_TIMELINE") || cushim_setting_env("CUSHIM_SUMMARY") ||
-	    cushim_setting_env("CUSHIM_LOG_FILE"))
-		setenv("CUSHIM_RUN", cushim_run_id, 0);
-}
-
-void cushim_run_forked(void)
-{
-	cushim_run_first = 0;
-}
 
 enum { TAKEN = -2 };
 
@@ -66,10 +36,12 @@ enum { TAKEN = -2 };
  * before an exec, when it started a run of its own (its pid begins it). */
 static int this_run(int fd)
 {
-	char buf[8192], needle[64], self[32];
+	char buf[8192], id[CUSHIM_RUN_ID_MAX], needle[64], self[32];
 	ssize_t n = pread(fd, buf, sizeof buf, 0);
-	int m = snprintf(needle, sizeof needle, "\"%s\"", cushim_run_id);
-	int k = snprintf(self, sizeof self, "\"%ld-", (long)getpid());
+	int m, k = snprintf(self, sizeof self, "\"%ld-", (long)getpid());
+
+	cushim_run_id(id, sizeof id);
+	m = snprintf(needle, sizeof needle, "\"%s\"", id);
 	return n > 0 && (memmem(buf, (size_t)n, needle, (size_t)m) || memmem(buf, (size_t)n, self, (size_t)k));
 }
 
@@ -91,7 +63,7 @@ static int claim(const char *path, int flags, char *why, size_t size)
 		return TAKEN;
 	}
 	if (fstat(fd, &st) == 0 &&
-	    (st.st_size == 0 || (cushim_run_first && !this_run(fd) && ftruncate(fd, 0) == 0)))
+	    (st.st_size == 0 || (cushim_run_first() && !this_run(fd) && ftruncate(fd, 0) == 0)))
 		return fd;
 	close(fd);
 	return TAKEN;

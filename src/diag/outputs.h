@@ -4,11 +4,6 @@
 #include <stddef.h>
 #include "hidden.h"
 
-/* The run this process is part of (CUSHIM_RUN), and whether it is the run's
- * first process: only that may empty a stale file an earlier run left. */
-extern char cushim_run_id[48] CUSHIM_HIDDEN;
-extern int cushim_run_first CUSHIM_HIDDEN;
-void cushim_run_forked(void) CUSHIM_HIDDEN; /* in a forked child */
 /* The file the setting what names (value, %p expanded), for this process
  * alone: the name itself when this process owns it, else a derived one
  * created anew (said once when the name is refused: not the user's own

@@ -10,10 +10,12 @@
 #include "table.h"
 #include "conf.h"
 #include "outputs.h"
+#include "runmark.h"
 #include "log.h"
 #include "trace.h"
 #include "summary.h"
 #include "explain.h"
+#include "jsonstr.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -64,10 +66,13 @@ static void add(struct text *t, const char *fmt, ...)
 
 static void json(struct text *t, const struct cushim_summary_row *rows, unsigned n, uint64_t calls, double ns)
 {
+	char run[CUSHIM_RUN_ID_MAX];
+
 	add(t, "{\"pid\": %d, \"program\": \"", (int)getpid());
-	for (const char *p = program_invocation_short_name; *p && t->left > 1; p++, t->left--)
-		*t->p++ = *p == '"' || *p == '\\' || (unsigned char)*p < 0x20 ? '?' : *p;
-	add(t, "\", \"run\": \"%s\", \"calls\": %" PRIu64 ", \"functions\": [", cushim_run_id, calls);
+	size_t m = cushim_json_escape(t->p, t->left, program_invocation_short_name);
+	t->p += m, t->left -= m;
+	cushim_run_id(run, sizeof run);
+	add(t, "\", \"run\": \"%s\", \"calls\": %" PRIu64 ", \"functions\": [", run, calls);
 	for (unsigned k = 0; k < n; k++) {
 		const struct cushim_counters *c = &rows[k].c;
 		add(t, "%s\n  {\"name\": \"%s\", \"calls\": %" PRIu64 ", \"errors\": %" PRIu64 ", \"total_ns\": %.0f, "
@@ -75,7 +80,7 @@ static void json(struct text *t, const struct cushim_summary_row *rows, unsigned
 		    c->errors, (double)c->ticks * ns, (double)c->ticks * ns / (double)c->calls, (double)c->max * ns);
 	}
 	add(t, "\n]");
-	size_t m = cushim_causes_json(t->p, t->left);
+	m = cushim_causes_json(t->p, t->left);
 	t->p += m, t->left -= m;
 	add(t, "}\n");
 }

@@ -20,10 +20,12 @@
 #include "conf.h"
 #include "settings.h"
 #include "outputs.h"
+#include "runmark.h"
 #include "log.h"
 #include "stamp.h"
 #include "timeline.h"
 #include "errnames.h"
+#include "jsonstr.h"
 #include "ticks.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -62,21 +64,13 @@ static void lit(struct jout *o, const char *s, size_t n)
 }
 #define LIT(o, s) lit(o, s, sizeof s - 1)
 
-/* A JSON string's contents: quotes and backslashes escaped, and control or
- * non-ASCII bytes (cushim's own text has none) as '?', never \u escapes. */
+/* A JSON string's contents, as jsonstr.h says (a name that is not UTF-8
+ * stays valid JSON), cut between whole escapes where room runs out. */
 static void esc(struct jout *o, const char *s, size_t n)
 {
-	for (size_t k = 0; k < n && o->left > 1; k++) {
-		unsigned char c = (unsigned char)s[k];
-		if (c == '"' || c == '\\') {
-			*o->p++ = '\\';
-			o->left--;
-		} else if (c < 0x20 || c >= 0x7f) {
-			c = '?';
-		}
-		*o->p++ = (char)c;
-		o->left--;
-	}
+	size_t m = cushim_json_escape_n(o->p, o->left, s, n);
+	o->p += m;
+	o->left -= m;
 }
 
 static void str(struct jout *o, const char *s)
@@ -365,7 +359,7 @@ static void version_arg(struct jout *o, const char *k, int version, const char *
 /* The bootstrap, as it ended: what it found and how long it took. */
 static void bootstrap_event(void)
 {
-	char buf[6000];
+	char buf[6000], run[CUSHIM_RUN_ID_MAX];
 	struct jout o = { buf, sizeof buf - 8 };
 	const struct cushim_state *s = &cushim_state;
 
@@ -380,7 +374,8 @@ static void bootstrap_event(void)
 	str(&o, s->path);
 	LIT(&o, ",");
 	key(&o, "run");
-	str(&o, cushim_run_id);
+	cushim_run_id(run, sizeof run);
+	str(&o, run);
 	LIT(&o, ",\"resolved\":");
 	num(&o, (uint64_t)s->resolved, 0);
 	LIT(&o, ",\"adapted\":");
@@ -394,6 +389,22 @@ static void bootstrap_event(void)
 	o.left += 8;
 	LIT(&o, "}}");
 	cushim_timeline_write(buf, (size_t)(o.p - buf));
+}
+
+/* Why export i is missing, as the bootstrap found it (state.h) and as
+ * missing.c's warning says it. */
+static const char *missing_why(unsigned i)
+{
+	switch (cushim_missing_why[i]) {
+	case CUSHIM_WHY_NEWER:
+		return "needs a newer driver";
+	case CUSHIM_WHY_HIDDEN:
+		return "hidden by CUSHIM_HIDE";
+	case CUSHIM_WHY_SELF:
+		return "resolved to cushim itself, not to a driver";
+	default:
+		return "not provided by this driver";
+	}
 }
 
 /* An export the driver lacks, the first time it is called. */
@@ -416,9 +427,7 @@ void cushim_timeline_missing(unsigned i, CUresult returns)
 	version_arg(&o, "driver", cushim_state.driver_version, "");
 	LIT(&o, ",");
 	key(&o, "why");
-	str(&o, cushim_hidden_name(s->name) ? "hidden by CUSHIM_HIDE"
-		: cushim_state.driver_version && s->version > cushim_state.driver_version ? "needs a newer driver"
-		: "not provided by this driver");
+	str(&o, missing_why(i));
 	LIT(&o, ",");
 	key(&o, "returns");
 	str(&o, rn ? rn : "?");

@@ -20,7 +20,8 @@
  * threads that exited, for a moment. */
 #include "table.h"
 #include "conf.h"
-#include "outputs.h"
+#include "runmark.h"
+#include "execnext.h"
 #include "log.h"
 #include "trace.h"
 #include "stamp.h"
@@ -326,6 +327,7 @@ static void *writer(void *arg)
 {
 	struct timespec nap = { 0, 2000000 }; /* 2 ms: a ring of 16384 cells holds more at a launch's pace */
 	(void)arg;
+	cushim_exec_find(); /* here, holding nothing, rather than at an exec in a signal handler */
 	while (!__atomic_load_n(&writer_stop, __ATOMIC_ACQUIRE)) {
 		/* a nap, even while calls come: reading right behind a thread that
 		 * writes would take its cache lines from under it at every call */
@@ -373,6 +375,7 @@ static int lone_thread(void)
 
 void cushim_trace_prefork(void)
 {
+	cushim_run_prefork();
 	if (!cushim_tracing) {
 		/* tracing may start in the child: it may have a writer only
 		 * where the parent had no other thread */
@@ -415,6 +418,8 @@ static void child_state(void)
 
 void cushim_trace_postfork(int child)
 {
+	if (child)
+		cushim_run_forked();
 	if (!cushim_tracing) {
 		if (child && !lone_at_fork)
 			writer_started = 1; /* as child_state says */
@@ -423,7 +428,6 @@ void cushim_trace_postfork(int child)
 	if (child) {
 		child_state();
 		my_pid = getpid();
-		cushim_run_forked();
 		cushim_log_reopen_child();
 		cushim_timeline_child();
 		cushim_summary_forked();
@@ -564,6 +568,7 @@ static void on_crash(void)
 void cushim_trace_start(void)
 {
 	struct stat st;
+	cushim_run_start();
 	cushim_stamp_calibrate();
 	my_pid = getpid();
 	log_is_file = fstat(cushim_log_fd(), &st) == 0 && S_ISREG(st.st_mode);

@@ -3,6 +3,7 @@
 #include "log.h"
 #include "observers.h"
 #include "explain.h"
+#include "jsonstr.h"
 #include "state.h"
 #include <string.h>
 
@@ -14,20 +15,6 @@ static struct {
 	int done;
 } causes[MAX_CAUSES];
 static int ncauses;
-
-size_t cushim_json_escape(char *buf, size_t size, const char *s)
-{
-	size_t o = 0;
-	for (; *s && o + 2 < size; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			buf[o++] = '\\';
-		buf[o++] = c < 0x20 ? ' ' : (char)c;
-	}
-	if (size)
-		buf[o < size ? o : size - 1] = '\0';
-	return o;
-}
 
 void cushim_cause(const char *cause, const char *text)
 {

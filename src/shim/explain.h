@@ -26,6 +26,4 @@ int cushim_first_key(uintptr_t *said, int n, uintptr_t key) CUSHIM_HIDDEN;
 int cushim_first_in_context(uintptr_t *said, int n) CUSHIM_HIDDEN;
 /* In a forked child: what its parent said is not its own. */
 void cushim_causes_forget(void) CUSHIM_HIDDEN;
-/* A JSON string's contents of s, escaped, into buf (never more than size). */
-size_t cushim_json_escape(char *buf, size_t size, const char *s) CUSHIM_HIDDEN;
 #endif

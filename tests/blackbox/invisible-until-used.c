@@ -10,7 +10,11 @@
  *  - a process that probes the driver and then forks: the child initialises
  *    and uses the driver, as without cushim (13.0 and 11.4 runtimes);
  *  - 64 threads making their first calls at once each reach their own
- *    function once, and the bootstrap ran once. */
+ *    function once, and the bootstrap ran once;
+ *  - libcushim.so loaded, preloaded or opened with dlopen, with an output
+ *    named, runs nothing of its own until the first driver call: the
+ *    environment stays as it was, and it looks nothing up (an audit
+ *    library, tests/blackbox/symaudit-lib.c, sees each dlsym of its). */
 #include "cuda-all.h"
 #include "../harness/harness.h"
 #include <check.h>
@@ -19,12 +23,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define PATH_13 "LD_LIBRARY_PATH=" DRV("13.0") ":" RT("13.0") ":" NO_RT
 #define PATH_11 "LD_LIBRARY_PATH=" DRV("11.4") ":" RT("11.4") ":" NO_RT
 #define ENV_13 { "LD_PRELOAD=" SHIM_SO, PATH_13, NULL }
+#define SYMAUDIT ABS_TOP_BUILDDIR "/tests/blackbox/libsymaudit.so"
+#define FIRST_CALL "-- the first call --\n"
 
 static int runtime_loaded(void)
 {
@@ -205,6 +212,53 @@ static int child_threads(const char *arg)
 	return child_failures != 0;
 }
 
+/* ---- loaded, not used ---- */
+/* Every variable of the environment, one after another; their number in *n. */
+static char *environment(int *n)
+{
+	size_t len = 1;
+	*n = 0;
+	for (char **e = environ; *e; e++)
+		len += strlen(*e) + 1;
+	char *all = calloc(1, len), *p = all;
+	for (char **e = environ; *e; e++, ++*n)
+		p += sprintf(p, "%s\n", *e);
+	return all;
+}
+
+/* arg: "preload" (libcushim.so is in LD_PRELOAD) or "dlopen" (this child
+ * opens it).  Nothing of cushim's has run, until the first call, which
+ * marks the run (CUSHIM_TIMELINE is named). */
+static int child_loaded(const char *arg)
+{
+	void *h = RTLD_DEFAULT;
+	CUresult (*version)(int *);
+	int v = 0;
+
+	if (strcmp(arg, "dlopen") == 0) {
+		int n0, n1;
+		char **was = environ, *before = environment(&n0);
+		h = dlopen(SHIM_SO, RTLD_NOW | RTLD_LOCAL);
+		if (!h) {
+			printf("dlopen: %s\n", dlerror());
+			return 1;
+		}
+		char *after = environment(&n1);
+		EXPECT(environ == was && strcmp(before, after) == 0,
+		       "opening libcushim.so changed the environment: %d variables, then %d (CUSHIM_RUN=%s)", n0, n1,
+		       getenv("CUSHIM_RUN") ? getenv("CUSHIM_RUN") : "unset");
+		free(before), free(after);
+	}
+	EXPECT(!getenv("CUSHIM_RUN"), "loading libcushim.so set CUSHIM_RUN=%s", getenv("CUSHIM_RUN"));
+	fflush(stdout);
+	(void)!write(2, FIRST_CALL, sizeof FIRST_CALL - 1);
+	*(void **)&version = dlsym(h, "cuDriverGetVersion"); /* (RTLD_DEFAULT: the preloaded one) */
+	EXPECT(version && strstr(object_of((void *)version), "libcushim"), "cuDriverGetVersion is not cushim's");
+	EXPECT(version && version(&v) == CUDA_SUCCESS && v == 13000, "cuDriverGetVersion gave %d", v);
+	EXPECT(getenv("CUSHIM_RUN") != NULL, "tracing started, and the run is not marked");
+	return child_failures != 0;
+}
+
 /* ---- the tests ---- */
 static void expect_child(const char *mode, const char *arg, const char *const env[], struct run *keep)
 {
@@ -291,16 +345,58 @@ START_TEST(check_64_threads_first_calls_bootstrap_once)
 }
 END_TEST
 
+/* Loading libcushim.so runs nothing of it, preloaded or opened, with
+ * CUSHIM_TIMELINE named: the environment stays as it was, and the audit
+ * library sees its first lookup after the first call began, not before.
+ * No audit library under valgrind or a sanitizer's runtime: the namespace
+ * of its own takes static TLS that libtsan then lacks. */
+START_TEST(check_loading_runs_nothing_of_cushim)
+{
+	char dir[] = "/tmp/cushim-loaded.XXXXXX", tl[64];
+	const char *audit = getenv("CUSHIM_TEST_VALGRIND") || getenv("CUSHIM_TEST_PRELOAD_FIRST") ?
+				    NULL : "LD_AUDIT=" SYMAUDIT;
+	ck_assert(mkdtemp(dir) != NULL);
+	snprintf(tl, sizeof tl, "CUSHIM_TIMELINE=%s/tl.%%p.json", dir);
+	for (int k = 0; k < 2; k++) {
+		const char *const preload[] = { "LD_PRELOAD=" SHIM_SO, PATH_13, tl, audit, NULL };
+		const char *const opened[] = { PATH_13, tl, audit, NULL };
+		const char *how = k ? "dlopen" : "preload";
+		struct run r;
+		run_self(&r, "loaded", how, k ? opened : preload, 60);
+		ck_assert_msg(r.code == 0, "%s: the child exited %d:\n%s\n%s", how, r.code, r.out, r.err);
+		const char *first = strstr(r.err, FIRST_CALL), *seen = strstr(r.err, "symaudit: libcushim.so looked up");
+		ck_assert_msg(first != NULL, "%s: the child did not reach its first call:\n%s", how, r.err);
+		ck_assert_msg(!audit || (seen && seen > first),
+			      "%s: libcushim.so looked up %s before the first driver call:\n%s", how,
+			      seen ? "symbols" : "nothing even", r.err);
+		printf("%s: nothing before the first call\n", how);
+		run_free(&r);
+	}
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		char path[4352];
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (e->d_name[0] != '.')
+			unlink(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	static const struct harness_child children[] = {
-		{ "lazy", child_lazy }, { "fork", child_fork }, { "threads", child_threads }, { NULL },
+		{ "lazy", child_lazy }, { "fork", child_fork }, { "threads", child_threads },
+		{ "loaded", child_loaded }, { NULL },
 	};
 	const TTest *const tests[] = { check_nothing_reaches_the_driver_before_the_first_call,
 				       check_calls_before_cuInit_answer_as_the_driver_does,
 				       check_probe_then_fork_child_uses_cuda_13,
 				       check_probe_then_fork_child_uses_cuda_11,
-				       check_64_threads_first_calls_bootstrap_once, NULL };
+				       check_64_threads_first_calls_bootstrap_once,
+				       check_loading_runs_nothing_of_cushim, NULL };
 	const struct harness_tcase tcases[] = { { "lazy", 120, tests, NULL }, { NULL } };
 	return harness_main(argc, argv, children, "lazy", tcases);
 }

@@ -6,7 +6,8 @@
 #                         arguments; every lookup is the oracle's
 #   older-driver          a newer program runs on an older driver
 #   invisible-until-used  nothing happens before the program's own cuInit;
-#                         fork; threads racing to the first call
+#                         fork; threads racing to the first call; nothing
+#                         runs at load (libsymaudit.so sees the lookups)
 #   entry-points          where the entry points come from (driver, runtime)
 #   diagnostics           tracing, summary, masquerade, hiding, CUSHIM_* values
 #   explain               the causes named at run time: fork, module images,
@@ -31,7 +32,7 @@ tests_blackbox_older_driver_LDADD = $(HARNESS_LIBS)
 EXTRA_tests_blackbox_older_driver_DEPENDENCIES = $(HARNESS_DEPS) tests/demo/newer-app
 tests_blackbox_invisible_until_used_LDFLAGS = $(HARNESS_CUDA_LINK)
 tests_blackbox_invisible_until_used_LDADD = -lcuda $(HARNESS_LIBS)
-EXTRA_tests_blackbox_invisible_until_used_DEPENDENCIES = $(HARNESS_DEPS)
+EXTRA_tests_blackbox_invisible_until_used_DEPENDENCIES = $(HARNESS_DEPS) tests/blackbox/libsymaudit.so
 tests_blackbox_entry_points_LDFLAGS = $(HARNESS_CUDA_LINK)
 tests_blackbox_entry_points_LDADD = -lcuda $(HARNESS_LIBS)
 EXTRA_tests_blackbox_entry_points_DEPENDENCIES = $(HARNESS_DEPS) tests/blackbox/dlsym-app
@@ -54,4 +55,10 @@ tests/blackbox/interop-decls.txt: $(top_srcdir)/src/common/cuda-all.h $(top_srcd
 		| $(PYTHON) $(top_srcdir)/tests/blackbox/declared.py cudaGL.h cudaEGL.h cudaVDPAU.h > $@.tmp && mv $@.tmp $@
 CLEANFILES += tests/blackbox/interop-decls.txt
 endif
-EXTRA_DIST += tests/blackbox/declared.py tests/blackbox/trace-format.golden
+EXTRA_DIST += tests/blackbox/declared.py tests/blackbox/trace-format.golden tests/blackbox/symaudit-lib.c
+# The audit library of invisible-until-used: a plain rule, without the
+# sanitizers (AM_CFLAGS), whose runtime its namespace of its own lacks.
+tests/blackbox/libsymaudit.so: $(top_srcdir)/tests/blackbox/symaudit-lib.c
+	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -shared -fPIC \
+		-Wl,-soname,libsymaudit.so -o $@ $(top_srcdir)/tests/blackbox/symaudit-lib.c
+CLEANFILES += tests/blackbox/libsymaudit.so

@@ -3,6 +3,7 @@
 
     check-timeline.py known PARENT.json CHILD.json CHILD_PID [TRACE.log]
     check-timeline.py killed FILE.json
+    check-timeline.py why FILE.json LOG [FUNCTION=CAUSE...]
 
 Each file is read with Python's json module.  Prints one line of counts; exits
 1 with every failure listed."""
@@ -183,14 +184,42 @@ def killed(path):
     print("%s: %d events after the repair, %d calls" % (path, len(events), len(xs)))
 
 
+# Each cause of a missing export as the log's warning words it (src/shim/missing.c).
+LOG_WORDS = {"needs a newer driver": "needs a CUDA", "hidden by CUSHIM_HIDE": "is hidden by CUSHIM_HIDE",
+             "resolved to cushim itself, not to a driver": "resolved to cushim itself, not to a driver",
+             "not provided by this driver": "is not provided by this driver"}
+
+
+def why(path, log, wants):
+    """Each missing-export instant gives the cause the log's warning gives,
+    and those named (FUNCTION=CAUSE) the cause wanted."""
+    inst = {e["args"]["function"]: e["args"]["why"] for e in load(path) if e.get("cat") == "missing"}
+    with open(log, encoding="utf-8", errors="replace") as f:
+        said = {l.split()[1]: l for l in f if l.startswith("cushim: ") and "(returning " in l}
+    for fn, cause in sorted(inst.items()):
+        words = LOG_WORDS.get(cause)
+        if not words:
+            fail("%s: %s is missing for %r, which is no cause cushim names" % (path, fn, cause))
+        elif fn not in said or words not in said[fn]:
+            fail("%s: %s is missing because %r, but the log says: %s"
+                 % (path, fn, cause, said.get(fn, "nothing").strip()))
+    for want in wants:
+        fn, cause = want.split("=", 1)
+        if inst.get(fn) != cause:
+            fail("%s: %s is missing because %r, wanted %r" % (path, fn, inst.get(fn), cause))
+    print("%s: %d missing exports named" % (path, len(inst)))
+
+
 if __name__ == "__main__":
     try:
         if sys.argv[1] == "known":
             known(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5] if len(sys.argv) > 5 else None)
         elif sys.argv[1] == "killed":
             killed(sys.argv[2])
+        elif sys.argv[1] == "why":
+            why(sys.argv[2], sys.argv[3], sys.argv[4:])
         else:
-            raise SystemExit("usage: check-timeline.py known|killed FILE...")
+            raise SystemExit("usage: check-timeline.py known|killed|why FILE...")
     except (OSError, ValueError, KeyError, IndexError) as e:
         fail("cannot read the timeline: %s: %s" % (type(e).__name__, e))
     for f in failures:

@@ -3,7 +3,8 @@
 # with Python's json module (check-timeline.py); its forked child's own file;
 # the text trace beside it; no file for a child that only execs; a file cut short by SIGKILL, which `cushim
 # timeline` calls cut and --repair makes valid; the file's mode and a symlink
-# in its place.
+# in its place; a program whose name is not text; the cause of each missing
+# export, as the log says it.
 . "$top_srcdir/tests/harness/defs.sh"
 fake=$top_builddir/tests/fake
 app=$top_builddir/tests/timeline/tl-app
@@ -75,4 +76,48 @@ CUSHIM_TIMELINE=$T/link.json LD_PRELOAD=$SHIMLIB run_cmd link $EXE_WRAPPER "$app
 expect_rc link 0
 [ -e "$T/target" ] && fail "the timeline followed a symlink"
 grep -q "cannot open CUSHIM_TIMELINE file" "$T/link.err" || fail "no warning for the symlink: $(cat "$T/link.err")"
+
+# 5. A program named with a byte that is not UTF-8, a quote, a newline, a
+#    backslash and a control byte (its threads' names too): the timeline and
+#    the summary are valid JSON, and name it as src/common/jsonstr.h says.
+hostile=$(printf 'tl-\377"\n\\\001x')
+ln -s "$(realpath "$app")" "$T/$hostile"
+CUSHIM_TIMELINE=$T/named.json CUSHIM_SUMMARY=$T/named-s.json LD_PRELOAD=$SHIMLIB run_cmd named $EXE_WRAPPER "$T/$hostile"
+expect_rc named 0
+$PYTHON - "$T/named.json" "$T/named-s.json" "${EXE_WRAPPER:+emulated}" <<'EOF' || fail "a program named with hostile bytes"
+import json, sys
+want = "tl-\ufffd\"\n\\\x01x"
+def load(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except ValueError as e:
+        sys.exit("%s is not valid JSON: %s" % (path, e))
+tl, summary = load(sys.argv[1]), load(sys.argv[2])
+procs = [e["args"]["name"] for e in tl if e.get("name") == "process_name"]
+threads = {e["args"]["name"] for e in tl if e.get("name") == "thread_name"}
+bad = []
+if procs != [want]:
+    bad.append("the timeline names the process %r, wanted %r" % (procs, want))
+if not sys.argv[3] and threads != {want}:
+    bad.append("the timeline names the threads %r, wanted %r" % (sorted(threads), want))
+if summary.get("program") != want:
+    bad.append("the summary names the program %r, wanted %r" % (summary.get("program"), want))
+sys.exit("; ".join(bad) or None)
+EOF
+
+# 6. Each missing export's instant gives the cause the bootstrap found, as
+#    the log's warning words it: an export both newer than the driver and
+#    hidden needs a newer driver; a driver whose lookups answer cushim's own
+#    exports (FAKE_GPA=self) leaves every export resolved to cushim itself,
+#    a hidden one too.
+CUSHIM_HIDE='cuMemGetInfo*,cuLibraryLoadData' CUSHIM_TIMELINE=$T/why.json LD_PRELOAD=$SHIMLIB \
+	run_cmd why $EXE_WRAPPER "$app"
+expect_rc why 0
+$check why "$T/why.json" "$T/why.err" "cuLibraryLoadData=needs a newer driver" \
+	"cuMemGetInfo_v2=hidden by CUSHIM_HIDE" || fail "the causes of missing exports, newer and hidden"
+FAKE_GPA=self CUSHIM_TIMELINE=$T/self.json LD_PRELOAD=$SHIMLIB run_cmd self $EXE_WRAPPER "$app"
+expect_rc self 0
+$check why "$T/self.json" "$T/self.err" "cuInit=resolved to cushim itself, not to a driver" \
+	"cuMemGetInfo_v2=resolved to cushim itself, not to a driver" || fail "the causes of exports that resolved to cushim"
 finish

@@ -5,8 +5,10 @@
 #   ldsearch   the loader search's order (RPATH, LD_LIBRARY_PATH, RUNPATH,
 #              ld.so.conf and its includes, the default folders), $ORIGIN,
 #              and the command's choice of files (crafted ELF files)
+#   json       the JSON string escaper of every output: every byte alone,
+#              UTF-8 well formed and not, quotes, the bounded buffer
 if HAVE_CHECK
-UNIT_TESTS = tests/unit/settings tests/unit/trace tests/unit/ldsearch
+UNIT_TESTS = tests/unit/settings tests/unit/trace tests/unit/ldsearch tests/unit/json
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 tests_unit_settings_SOURCES = tests/unit/settings.c
@@ -25,4 +27,7 @@ nodist_tests_unit_ldsearch_SOURCES = $(GENERATED)
 tests_unit_ldsearch_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
 tests_unit_ldsearch_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(LIBELF_CFLAGS)
 tests_unit_ldsearch_LDADD = libcushim_cli.la libcushim_common.la $(LIBELF_LIBS) $(LIBZIP_LIBS) $(CHECK_LIBS) $(LIBS)
+tests_unit_json_SOURCES = tests/unit/json.c
+tests_unit_json_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_json_LDADD = libcushim_common.la $(CHECK_LIBS) $(LIBS)
 endif

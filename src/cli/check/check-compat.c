@@ -175,9 +175,9 @@ void check_compat_json(const struct compat *c, const struct opts *o)
 		return;
 	}
 	printf("{\"library\": ");
-	json_string(stdout, c->path);
+	cushim_json_print(stdout, c->path);
 	printf(", \"cuda_version\": ");
-	json_string(stdout, c->cuda_text);
+	cushim_json_print(stdout, c->cuda_text);
 	printf(", \"drivers\": [%s], \"devices\": [%s], \"used\": %s, \"gpus\": [", c->drivers, c->devices,
 	       c->used == 1 ? "true" : c->used == 0 ? "false" : "null");
 	for (int i = 0; c->used == 1 && i < o->ngpus; i++)

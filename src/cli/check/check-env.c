@@ -348,10 +348,10 @@ void env_print_json(const struct env *e, const struct result *rs, const struct o
 	printf(",\n  \"environment\": {\"runs\": %s, \"files\": %d, \"decided_by_file\": ", env_runs_json(e, o),
 	       e->nfiles);
 	if (e->decider >= 0) {
-		json_string(stdout, rs[e->decider].file);
+		cushim_json_print(stdout, rs[e->decider].file);
 		reason(&rs[e->decider], o, why, sizeof why);
 		printf(", \"reason\": ");
-		json_string(stdout, why);
+		cushim_json_print(stdout, why);
 	} else {
 		printf("null, \"reason\": null");
 	}

@@ -80,7 +80,7 @@ void env_print_inputs_json(const struct tree *t)
 	for (size_t i = 0; i < t->ninputs; i++) {
 		const struct tree_input *in = &t->inputs[i];
 		printf("%s{\"path\": ", i ? ", " : "");
-		json_string(stdout, in->path);
+		cushim_json_print(stdout, in->path);
 		printf(", \"kind\": \"%s\", \"files\": %zu", input_kinds[in->kind], in->files);
 		if (in->kind == INPUT_WHEEL || in->kind == INPUT_ZIP)
 			printf(", \"members\": %zu, \"archive_opens\": %lu, \"inflated_by_libdeflate\": %lu", in->members,
@@ -90,7 +90,7 @@ void env_print_inputs_json(const struct tree *t)
 		if (in->kind == INPUT_PYTHON) {
 			printf(", \"interpreter\": ");
 			if (in->about)
-				json_string(stdout, in->about);
+				cushim_json_print(stdout, in->about);
 			else
 				printf("null");
 		}

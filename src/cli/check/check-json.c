@@ -38,7 +38,7 @@ void check_print_json_head(const struct opts *o)
 static void json_import(const struct import *im, int first)
 {
 	printf("%s\n      {\"name\": ", first ? "" : ",");
-	json_string(stdout, im->name);
+	cushim_json_print(stdout, im->name);
 	if (im->idx < 0) {
 		printf(", \"known\": false}");
 		return;
@@ -49,7 +49,7 @@ static void json_import(const struct import *im, int first)
 	       cushim_flavour_name(s->flavour), im->missing ? "true" : "false");
 	if (im->adapter) {
 		printf(", \"adapted\": {\"by\": \"%s\", \"when\": ", im->adapter->older);
-		json_string(stdout, im->adapter->condition);
+		cushim_json_print(stdout, im->adapter->condition);
 		printf("}");
 	}
 	printf("}");
@@ -69,7 +69,7 @@ static void json_imports(const struct result *r)
 	for (size_t i = 0; i < r->nimports; i++)
 		if (r->imports[i].missing) {
 			printf("%s", k++ ? ", " : "");
-			json_string(stdout, r->imports[i].name);
+			cushim_json_print(stdout, r->imports[i].name);
 		}
 	printf("]");
 }
@@ -86,14 +86,14 @@ static void json_runtime(const struct cli_runtime *rt)
 	json_version("version", "cuda_version", NULL, rt->version);
 	printf(", \"major_only\": %s, \"at_least\": %s, \"from\": ", rt->major_only ? "true" : "false",
 	       rt->at_least ? "true" : "false");
-	json_string(stdout, rt->from);
+	cushim_json_print(stdout, rt->from);
 	printf(", \"library\": ");
 	if (rt->library[0])
-		json_string(stdout, rt->library);
+		cushim_json_print(stdout, rt->library);
 	else
 		printf("null");
 	printf(", \"used\": %s, \"used_why\": ", rt->used == 1 ? "true" : rt->used == 0 ? "false" : "null");
-	json_string(stdout, rt->used_why);
+	cushim_json_print(stdout, rt->used_why);
 	printf(", ");
 	json_version("needs_driver", "needs_driver_cuda_version", "needs_driver_branch",
 		     rt->version ? req_runtime_min_driver(rt->version) : 0);
@@ -127,7 +127,7 @@ static void json_gpucode(const struct result *r)
 	       "\"error\": ", l->nfatbins, r->gpu.wrappers, r->gpu.unregistered ? "true" : "false",
 	       r->v.code.ptx_only ? "true" : "false");
 	if (r->gpu.error[0])
-		json_string(stdout, r->gpu.error);
+		cushim_json_print(stdout, r->gpu.error);
 	else
 		printf("null");
 	printf(", \"images\": [");
@@ -185,7 +185,7 @@ static void json_unfound(const struct result *r)
 			if (r->unfound[i].path || (fatal && !r->unfound[i].fatal))
 				continue;
 			printf(k++ ? ", " : "");
-			json_string(stdout, r->unfound[i].name);
+			cushim_json_print(stdout, r->unfound[i].name);
 		}
 		printf("]");
 	}
@@ -194,11 +194,11 @@ static void json_unfound(const struct result *r)
 		if (!r->unfound[i].path)
 			continue;
 		printf("%s{\"name\": ", k++ ? ", " : "");
-		json_string(stdout, r->unfound[i].name);
+		cushim_json_print(stdout, r->unfound[i].name);
 		printf(", \"path\": ");
-		json_string(stdout, r->unfound[i].path);
+		cushim_json_print(stdout, r->unfound[i].path);
 		printf(", \"why\": ");
-		json_string(stdout, r->unfound[i].why);
+		cushim_json_print(stdout, r->unfound[i].why);
 		printf("}");
 	}
 	printf("]");
@@ -230,10 +230,10 @@ static void json_jit(const struct result *r)
 void check_print_json_file(const struct result *r, const struct opts *o, int first)
 {
 	printf("%s\n    {\"file\": ", first ? "" : ",");
-	json_string(stdout, r->file);
+	cushim_json_print(stdout, r->file);
 	printf(", \"needed_by\": ");
 	if (r->needed_by)
-		json_string(stdout, r->needed_by);
+		cushim_json_print(stdout, r->needed_by);
 	else
 		printf("null");
 	printf(", \"status\": \"%s\", \"kind\": \"%s\"", status_name(r), r->raw_fatbin == RAW_PTX ? "ptx" :
@@ -243,7 +243,7 @@ void check_print_json_file(const struct result *r, const struct opts *o, int fir
 		       r->native == 1 ? "true" : "false");
 	if (r->error) {
 		printf(", \"error\": ");
-		json_string(stdout, r->error);
+		cushim_json_print(stdout, r->error);
 		printf("}");
 		return;
 	}

@@ -343,18 +343,18 @@ void check_json_loads(const struct result *r)
 		const struct cli_load *l = &r->loads.v[i];
 		const char *w = cli_load_driver(l) ? NULL : cli_load_wheel(l->stem, load_major(r, l), wheel, sizeof wheel);
 		printf("%s{\"name\": ", i ? ", " : "");
-		json_string(stdout, l->name);
+		cushim_json_print(stdout, l->name);
 		printf(", \"library\": \"%s\", \"how\": \"%s\", \"cuda_major\": ", l->stem,
 		       l->how == LOAD_FOLDER ? "run_path" : "named");
 		printf(l->major ? "%d" : "null", l->major);
 		printf(", \"state\": \"%s\", \"path\": ", cli_load_driver(l) ? "driver" : states[l->state]);
 		if (l->path)
-			json_string(stdout, l->path);
+			cushim_json_print(stdout, l->path);
 		else
 			printf("null");
 		printf(", \"wheel\": ");
 		if (w)
-			json_string(stdout, w);
+			cushim_json_print(stdout, w);
 		else
 			printf("null");
 		printf("}");
@@ -367,6 +367,6 @@ void check_json_loads(const struct result *r)
 	printf("{\"cuda_version\": \"%s\", \"cuda_major\": %d, \"major_only\": %s, \"declared\": %s, \"from\": ",
 	       cli_version(r->built.version), r->built.version / 1000, r->built.major_only ? "true" : "false",
 	       r->built.declared ? "true" : "false");
-	json_string(stdout, r->built.from);
+	cushim_json_print(stdout, r->built.from);
 	printf("}");
 }

@@ -223,7 +223,7 @@ static void json_declared(const struct work *w)
 	for (char *line = buf; line && (nl = strchr(line, '\n')); line = nl + 1) {
 		*nl = '\0';
 		printf("%s", k++ ? ", " : "");
-		json_string(stdout, line);
+		cushim_json_print(stdout, line);
 	}
 	printf("]");
 	free(buf);

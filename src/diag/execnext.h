@@ -1,0 +1,15 @@
+/* The exec functions libcushim.so's own pass each exec on to (execnext.c). */
+#ifndef CUSHIM_EXECNEXT_H
+#define CUSHIM_EXECNEXT_H
+#include "hidden.h"
+
+enum cushim_exec { CUSHIM_EXECVE, CUSHIM_EXECV, CUSHIM_EXECVP, CUSHIM_EXECVPE, CUSHIM_FEXECVE, CUSHIM_EXECVEAT,
+		   CUSHIM_NEXEC };
+/* The next definition (RTLD_NEXT) of exec function k, or NULL where there
+ * is none: looked up at its first use, with no lock held. */
+void *cushim_exec_next(enum cushim_exec k) CUSHIM_HIDDEN;
+/* All of them looked up now, so that no exec asks the loader: the trace's
+ * writer thread does, as tracing starts. */
+void cushim_exec_find(void) CUSHIM_HIDDEN;
+
+#endif

@@ -1,0 +1,164 @@
+/* The run a process belongs to: a process that no cushim process started,
+ * with everything it starts.  The run's mark, CUSHIM_RUN=PID-SECONDS (a pid
+ * of the run's and when it began), goes into what it starts, and every
+ * process that has it is of that run, never its first; only a run's first
+ * process may empty a stale output file of an earlier run (outputs.c).
+ *
+ * Nothing here runs at load: a program that loads libcushim.so and makes no
+ * driver call, forks nothing and execs nothing keeps its environment as it
+ * was.  The run is decided at the first of
+ *   - the start of tracing, which also marks the process's environment
+ *     where it names an output (CUSHIM_TIMELINE, CUSHIM_SUMMARY,
+ *     CUSHIM_LOG_FILE), for what the C library starts on its own
+ *     (posix_spawn, system, popen);
+ *   - a fork, in the parent, so that the child is of its run;
+ *   - an exec through libcushim.so's exec functions (exec.c), which pass
+ *     the mark in the environment of the program they start and change the
+ *     process's own not at all.
+ * So a process that makes no driver call and starts others only through
+ * the C library's own exec (posix_spawn) passes them no mark: each begins a
+ * run of its own.
+ *
+ * The decision is one word, stored once by compare and swap: any thread,
+ * a signal handler or a vfork child (whose store its parent then reads)
+ * makes it without a lock, and all find the same. */
+#include "conf.h"
+#include "callfmt.h"
+#include "runmark.h"
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* RUN_DECIDED | RUN_FIRST (this process began it) | pid << SEC_BITS | seconds */
+#define RUN_DECIDED (1ull << 63)
+#define RUN_FIRST (1ull << 62)
+#define PID_BITS 22 /* pids are below 4194304, Linux's highest pid_max */
+#define SEC_BITS 40
+static uint64_t run_word;
+static int run_forked;
+static const char key[] = "CUSHIM_RUN=";
+
+/* A decimal number of the digits at *p, below limit: its value, *p past
+ * it; -1 where there is none or it is not below limit. */
+static int64_t number(const char **p, uint64_t limit)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+	for (; *s >= '0' && *s <= '9'; s++)
+		if ((v = v * 10 + (uint64_t)(*s - '0')) >= limit)
+			return -1;
+	if (s == *p)
+		return -1;
+	*p = s;
+	return (int64_t)v;
+}
+
+/* The run of the mark this process inherited, or 0 where it has none or
+ * one that is not PID-SECONDS (then it begins a run, as SETTINGS.md says). */
+static uint64_t inherited(void)
+{
+	const char *p = cushim_setting_env("CUSHIM_RUN");
+	int64_t pid, sec;
+
+	if (!p || (pid = number(&p, 1ull << PID_BITS)) <= 0 || *p++ != '-' ||
+	    (sec = number(&p, 1ull << SEC_BITS)) < 0 || *p)
+		return 0;
+	return RUN_DECIDED | (uint64_t)pid << SEC_BITS | (uint64_t)sec;
+}
+
+static uint64_t decide(void)
+{
+	uint64_t w = __atomic_load_n(&run_word, __ATOMIC_ACQUIRE), none = 0;
+	struct timespec now = { 0, 0 };
+
+	if (w)
+		return w;
+	if (!(w = inherited())) {
+		clock_gettime(CLOCK_REALTIME, &now);
+		w = RUN_DECIDED | RUN_FIRST | ((uint64_t)getpid() & ((1ull << PID_BITS) - 1)) << SEC_BITS |
+		    ((uint64_t)(now.tv_sec > 0 ? now.tv_sec : 0) & ((1ull << SEC_BITS) - 1));
+	}
+	if (!__atomic_compare_exchange_n(&run_word, &none, w, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		w = none; /* another thread's, the same run */
+	return w;
+}
+
+size_t cushim_run_id(char *buf, size_t size)
+{
+	uint64_t w = decide();
+	size_t n;
+
+	if (size < CUSHIM_RUN_ID_MAX) {
+		if (size)
+			buf[0] = '\0';
+		return 0;
+	}
+	n = cushim_format_decimal(buf, size, (w >> SEC_BITS) & ((1ull << PID_BITS) - 1), 0);
+	buf[n++] = '-';
+	n += cushim_format_decimal(buf + n, size - n, w & ((1ull << SEC_BITS) - 1), 0);
+	buf[n] = '\0';
+	return n;
+}
+
+int cushim_run_first(void)
+{
+	return (decide() & RUN_FIRST) && !__atomic_load_n(&run_forked, __ATOMIC_RELAXED);
+}
+
+/* Whether this process names an output, whose files its run shares. */
+static int names_output(void)
+{
+	return cushim_setting_env("CUSHIM_TIMELINE") || cushim_setting_env("CUSHIM_SUMMARY") ||
+	       cushim_setting_env("CUSHIM_LOG_FILE");
+}
+
+void cushim_run_start(void)
+{
+	char id[CUSHIM_RUN_ID_MAX];
+	const char *mark;
+
+	cushim_run_id(id, sizeof id);
+	if (names_output() && (!(mark = cushim_setting_env("CUSHIM_RUN")) || strcmp(mark, id) != 0))
+		setenv("CUSHIM_RUN", id, 1);
+}
+
+void cushim_run_prefork(void)
+{
+	decide();
+}
+
+void cushim_run_forked(void)
+{
+	__atomic_store_n(&run_forked, 1, __ATOMIC_RELAXED);
+}
+
+size_t cushim_run_env_size(char *const envp[])
+{
+	char mark[CUSHIM_RUN_MARK_MAX];
+	size_t n = 0;
+
+	if (!names_output())
+		return 0;
+	memcpy(mark, key, sizeof key - 1);
+	cushim_run_id(mark + sizeof key - 1, sizeof mark - (sizeof key - 1));
+	for (; envp && envp[n]; n++)
+		if (strcmp(envp[n], mark) == 0 || n == CUSHIM_RUN_ENV_MAX)
+			return 0;
+	return n + 2;
+}
+
+char *const *cushim_run_env(char *const envp[], char **copy, size_t size, char *mark)
+{
+	size_t k = 0;
+
+	memcpy(mark, key, sizeof key - 1);
+	cushim_run_id(mark + sizeof key - 1, CUSHIM_RUN_MARK_MAX - (sizeof key - 1));
+	for (size_t j = 0; envp && envp[j] && k + 2 <= size; j++)
+		if (strncmp(envp[j], key, sizeof key - 1) != 0)
+			copy[k++] = envp[j];
+	copy[k++] = mark;
+	copy[k] = NULL;
+	return copy;
+}
