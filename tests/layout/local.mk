@@ -5,6 +5,6 @@
 # then it skips).
 LAYOUT_TESTS = tests/layout/cycles.sh tests/layout/headers.sh tests/layout/floors.sh
 TESTS += $(LAYOUT_TESTS)
-EXTRA_DIST += $(LAYOUT_TESTS)
+EXTRA_DIST += $(LAYOUT_TESTS) tests/layout/depgraph.sh
 AM_TESTS_ENVIRONMENT += NM='$(NM)'; PYTHON='$(PYTHON)'; export NM PYTHON;
 $(LAYOUT_TESTS:.sh=.log): libcushim.la cushim$(EXEEXT)
