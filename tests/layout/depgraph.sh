@@ -1,6 +1,6 @@
 # Sourced by the tests of tests/layout: runs tools/depgraph.py on the build's
-# objects with the options given ($@), its exit status the test's.  A
-# cross build's nm may not read these objects: then the test skips.
+# objects with the options the test set (set -- ...), its exit status the
+# test's.  A cross build's nm may not read these objects: then it skips.
 builddir=${top_builddir:-.}
 srcdir=${top_srcdir:-.}
 nm=${NM:-nm}
