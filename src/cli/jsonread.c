@@ -1,7 +1,8 @@
 /* A small JSON reader: recursive descent over a buffer, into struct jv
- * trees (jsonread.h).  \u escapes are kept as '?': cushim's files hold
- * them only for bytes of a name that are not text (src/common/jsonstr.h),
- * and what is read is names and numbers. */
+ * trees (jsonread.h).  A \u escape is read back as the character it names,
+ * in UTF-8 (a surrogate pair as one character); \u0000 and a lone surrogate
+ * as U+FFFD, the character that stands for what is not text, which is what
+ * cushim's files hold there (src/common/jsonstr.h). */
 #include "jsonread.h"
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,48 @@ static int bad(struct in *in, const char *why)
 	return -1;
 }
 
+/* Four hex digits at p: their value, or -1. */
+static long hex4(const char *p, const char *end)
+{
+	long v = 0;
+	for (int k = 0; k < 4; k++, p++) {
+		int d = p >= end ? -1 : *p >= '0' && *p <= '9' ? *p - '0' : (*p | 0x20) >= 'a' && (*p | 0x20) <= 'f' ?
+									  (*p | 0x20) - 'a' + 10 : -1;
+		if (d < 0)
+			return -1;
+		v = v * 16 + d;
+	}
+	return v;
+}
+
+/* The escape \uXXXX (or a pair of them) at in->p (on its 'u'), as UTF-8
+ * into u (at most 4 bytes): how many, or 0 when it is not one; in->p is
+ * left on its last digit. */
+static int unicode(struct in *in, char u[4])
+{
+	long c = hex4(in->p + 1, in->end), lo;
+	if (c < 0)
+		return 0;
+	in->p += 4;
+	if (c >= 0xd800 && c < 0xdc00 && in->end - in->p > 6 && in->p[1] == '\\' && in->p[2] == 'u' &&
+	    (lo = hex4(in->p + 3, in->end)) >= 0xdc00 && lo < 0xe000) {
+		c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
+		in->p += 6;
+	} else if (c == 0 || (c >= 0xd800 && c < 0xe000)) {
+		c = 0xfffd;
+	}
+	if (c < 0x80)
+		return u[0] = (char)c, 1;
+	if (c < 0x800)
+		return u[0] = (char)(0xc0 | c >> 6), u[1] = (char)(0x80 | (c & 0x3f)), 2;
+	if (c < 0x10000)
+		return u[0] = (char)(0xe0 | c >> 12), u[1] = (char)(0x80 | (c >> 6 & 0x3f)),
+		       u[2] = (char)(0x80 | (c & 0x3f)), 3;
+	u[0] = (char)(0xf0 | c >> 18), u[1] = (char)(0x80 | (c >> 12 & 0x3f));
+	u[2] = (char)(0x80 | (c >> 6 & 0x3f)), u[3] = (char)(0x80 | (c & 0x3f));
+	return 4;
+}
+
 static int string(struct in *in, char **out)
 {
 	size_t cap = 16, len = 0;
@@ -32,24 +75,35 @@ static int string(struct in *in, char **out)
 	if (!s)
 		return bad(in, "out of memory");
 	for (in->p++; in->p < in->end && *in->p != '"'; in->p++) {
-		char c = *in->p;
+		char c = *in->p, u[4];
+		int nu = 1;
 		if ((unsigned char)c < 0x20)
 			break;
+		u[0] = c;
 		if (c == '\\') {
 			if (++in->p >= in->end)
 				break;
 			c = *in->p;
 			const char *map = c ? strchr("\"\"\\\\//b\bf\fn\nr\rt\t", c) : NULL;
-			if (c == 'u' && in->end - in->p > 4)
-				in->p += 4, c = '?';
+			if (c == 'u')
+				nu = unicode(in, u);
 			else if (map && (map - "\"\"\\\\//b\bf\fn\nr\rt\t") % 2 == 0)
-				c = map[1];
+				u[0] = map[1];
 			else
 				break;
+			if (!nu)
+				break;
 		}
-		if (len + 2 > cap && !(s = realloc(s, cap *= 2)))
-			return bad(in, "out of memory");
-		s[len++] = c;
+		if (len + 5 > cap) {
+			char *t = realloc(s, cap *= 2);
+			if (!t) {
+				free(s);
+				return bad(in, "out of memory");
+			}
+			s = t;
+		}
+		memcpy(s + len, u, (size_t)nu);
+		len += (size_t)nu;
 	}
 	s[len] = '\0';
 	*out = s;

@@ -5,6 +5,7 @@
  * escape or of a sequence, always NUL-terminated) and the stdio form.  The
  * expected strings are written here by hand from jsonstr.h's rule. */
 #include "jsonstr.h"
+#include "jsonread.h"
 #include <check.h>
 #include "../harness/check-run.h"
 #include <stdio.h>
@@ -157,10 +158,51 @@ START_TEST(stdio_form)
 }
 END_TEST
 
+/* What the escaper writes, the command's reader (src/cli/jsonread.c) reads
+ * back as it was: text, controls and quotes whole, a character beyond the
+ * BMP from its surrogate pair; \u0000 and a lone surrogate as U+FFFD. */
+static char *read_back(const char *json)
+{
+	struct jv v;
+	const char *why = NULL;
+	ck_assert_msg(jv_parse(json, strlen(json), &v, &why) == 0, "%s: %s", json, why);
+	ck_assert_int_eq(v.type, JV_STR);
+	return v.str;
+}
+
+START_TEST(read_back_whole)
+{
+	static const char *const texts[] = { "plain", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9d\x84\x9e",
+					     "tab\there \"quoted\" back\\slash \x01\x1f\x7f", NULL };
+	for (int k = 0; texts[k]; k++) {
+		char *json = NULL, *back;
+		size_t len = 0;
+		FILE *f = open_memstream(&json, &len);
+		ck_assert(f != NULL);
+		cushim_json_print(f, texts[k]);
+		fclose(f);
+		back = read_back(json);
+		ck_assert_str_eq(back, texts[k]);
+		free(back);
+		free(json);
+	}
+	char *pair = read_back("\"\\ud834\\udd1e\""), *nul = read_back("\"a\\u0000b\""),
+	     *lone = read_back("\"\\udc00x\""), *ff = read_back("\"\\ufffd\"");
+	ck_assert_str_eq(pair, "\xf0\x9d\x84\x9e");
+	ck_assert_str_eq(nul, "a\xef\xbf\xbd" "b");
+	ck_assert_str_eq(lone, "\xef\xbf\xbdx");
+	ck_assert_str_eq(ff, "\xef\xbf\xbd");
+	free(pair), free(nul), free(lone), free(ff);
+	struct jv v;
+	const char *why = NULL;
+	ck_assert_int_ne(jv_parse("\"\\u12\"", 6, &v, &why), 0); /* too few digits: refused */
+}
+END_TEST
+
 int main(void)
 {
 	const TTest *const tests[] = { every_byte_alone, quotes_and_controls, well_formed_utf8_kept,
-				       malformed_utf8_replaced, bounded_buffer, stdio_form, NULL };
+				       malformed_utf8_replaced, bounded_buffer, stdio_form, read_back_whole, NULL };
 
 	return check_run("json", "strings", tests, NULL, NULL);
 }

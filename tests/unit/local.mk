@@ -6,7 +6,8 @@
 #              ld.so.conf and its includes, the default folders), $ORIGIN,
 #              and the command's choice of files (crafted ELF files)
 #   json       the JSON string escaper of every output: every byte alone,
-#              UTF-8 well formed and not, quotes, the bounded buffer
+#              UTF-8 well formed and not, quotes, the bounded buffer; and
+#              the command's reader (src/cli/jsonread.c) reading it back whole
 if HAVE_CHECK
 UNIT_TESTS = tests/unit/settings tests/unit/trace tests/unit/ldsearch tests/unit/json
 check_PROGRAMS += $(UNIT_TESTS)
@@ -27,7 +28,8 @@ nodist_tests_unit_ldsearch_SOURCES = $(GENERATED)
 tests_unit_ldsearch_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
 tests_unit_ldsearch_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(LIBELF_CFLAGS)
 tests_unit_ldsearch_LDADD = libcushim_cli.la libcushim_common.la $(LIBELF_LIBS) $(LIBZIP_LIBS) $(CHECK_LIBS) $(LIBS)
-tests_unit_json_SOURCES = tests/unit/json.c
+tests_unit_json_SOURCES = tests/unit/json.c src/cli/jsonread.c
+tests_unit_json_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
 tests_unit_json_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_json_LDADD = libcushim_common.la $(CHECK_LIBS) $(LIBS)
 endif
