@@ -4,7 +4,7 @@
 #include "table.h"
 
 /* The diagnostics' outputs have started (cushim_trace_start).  Whether the
- * trace wrappers are in the slots is the shim's to say: cushim_state.tracing. */
+ * trace wrappers are in the slots is the shim's to say: cushim_slots_trace(). */
 extern int cushim_tracing CUSHIM_HIDDEN;
 extern int cushim_lines CUSHIM_HIDDEN;   /* 0: no lines, 1: failed calls, 2: every call */
 struct cushim_counters {

@@ -472,7 +472,7 @@ void *cushim_resolve(unsigned i)
 			   "CUDA_ERROR_NOT_INITIALIZED", cushim_syms[i].name);
 		return (void *)reentered;
 	}
-	if ((p = cushim_state.tracing ? cushim_observers()->tracer[i] : cushim_impl[i]))
+	if ((p = cushim_slots_trace() ? cushim_observers()->tracer[i] : cushim_impl[i]))
 		return p;
 	cushim_report_missing(i);
 	__atomic_store_n(&cushim_slot[i], (void *)cushim_missing, __ATOMIC_RELEASE);
@@ -551,7 +551,7 @@ static void watch_child(void)
 	if (!obs)
 		return; /* nothing to go through */
 	obs->failures();
-	if (!cushim_state.tracing)
+	if (!cushim_slots_trace())
 		for (unsigned i = 0; i < CUSHIM_NSYMS; i++)
 			if (cushim_impl[i])
 				__atomic_store_n(&cushim_slot[i], obs->tracer[i], __ATOMIC_RELEASE);

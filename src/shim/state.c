@@ -166,9 +166,17 @@ void cushim_count_adapted(void)
 		}
 }
 
+/* A word of its own: read by any thread's first call of an export, written
+ * at publishing and by a watched forked child's handler (where the threads
+ * that read it in the parent are gone, which ThreadSanitizer cannot know). */
 void cushim_state_tracing(int tracing)
 {
-	cushim_state.tracing = tracing;
+	__atomic_store_n(&cushim_state.tracing, tracing, __ATOMIC_RELAXED);
+}
+
+int cushim_slots_trace(void)
+{
+	return __atomic_load_n(&cushim_state.tracing, __ATOMIC_RELAXED);
 }
 
 void cushim_set_booted(void)

@@ -86,6 +86,7 @@ void cushim_set_hidden_real(struct cushim_findings *f, unsigned i, void *fn) CUS
 void cushim_state_publish(const struct cushim_findings *f) CUSHIM_HIDDEN;
 void cushim_count_adapted(void) CUSHIM_HIDDEN; /* once the adapters are installed */
 void cushim_state_tracing(int tracing) CUSHIM_HIDDEN;
+int cushim_slots_trace(void) CUSHIM_HIDDEN; /* the one flag: the slots hold the trace wrappers */
 void cushim_set_booted(void) CUSHIM_HIDDEN;
 /* Once the driver is initialised: a runtime's answer for every export the
  * driver gave (NULL where it gives none), asked with no lock held; then,
