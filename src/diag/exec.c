@@ -19,6 +19,7 @@
 #include "runmark.h"
 #include "execnext.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <sys/syscall.h>
@@ -49,9 +50,12 @@ static int missing(void)
 	return -1;
 }
 
+/* The functions that search no PATH, where not looked up yet (an exec in
+ * a vfork child, say, where asking the loader could wait for ever): the
+ * system calls they are. */
 static int next_execve(const char *path, char *const argv[], char *const envp[])
 {
-	execve_fn f = (execve_fn)cushim_exec_next(CUSHIM_EXECVE);
+	execve_fn f = (execve_fn)cushim_exec_known(CUSHIM_EXECVE);
 	return f ? f(path, argv, envp) : (int)syscall(SYS_execve, path, argv, envp);
 }
 
@@ -72,7 +76,7 @@ EXPORT int execv(const char *path, char *const argv[])
 {
 	size_t n = cushim_run_env_size(environ);
 	char *copy[n + 1], mark[CUSHIM_RUN_MARK_MAX];
-	execv_fn f = n ? NULL : (execv_fn)cushim_exec_next(CUSHIM_EXECV);
+	execv_fn f = n ? NULL : (execv_fn)cushim_exec_known(CUSHIM_EXECV);
 
 	cushim_trace_exec();
 	if (!f)
@@ -108,10 +112,11 @@ EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	size_t n = cushim_run_env_size(envp);
 	char *copy[n + 1], mark[CUSHIM_RUN_MARK_MAX];
-	fexecve_fn f = (fexecve_fn)cushim_exec_next(CUSHIM_FEXECVE);
+	char *const *env = n ? cushim_run_env(envp, copy, n, mark) : envp;
+	fexecve_fn f = (fexecve_fn)cushim_exec_known(CUSHIM_FEXECVE);
 
 	cushim_trace_exec();
-	return failed(f ? f(fd, argv, n ? cushim_run_env(envp, copy, n, mark) : envp) : missing());
+	return failed(f ? f(fd, argv, env) : (int)syscall(SYS_execveat, fd, "", argv, env, AT_EMPTY_PATH));
 }
 
 EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
@@ -119,7 +124,7 @@ EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const
 	size_t n = cushim_run_env_size(envp);
 	char *copy[n + 1], mark[CUSHIM_RUN_MARK_MAX];
 	char *const *env = n ? cushim_run_env(envp, copy, n, mark) : envp;
-	execveat_fn f = (execveat_fn)cushim_exec_next(CUSHIM_EXECVEAT);
+	execveat_fn f = (execveat_fn)cushim_exec_known(CUSHIM_EXECVEAT);
 
 	cushim_trace_exec();
 	return failed(f ? f(dirfd, path, argv, env, flags) : (int)syscall(SYS_execveat, dirfd, path, argv, env, flags));

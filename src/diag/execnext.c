@@ -1,9 +1,10 @@
 /* The exec functions libcushim.so's own (exec.c) pass each exec on to: the
  * next definition after libcushim.so (RTLD_NEXT: the C library's or another
- * preloaded library's).  Never looked up at load: each at its first use, or
- * all by the trace's writer thread as tracing starts, through the C
- * library's dlsym with no lock held, and kept by one atomic store that any
- * thread finding it unset makes (the same answer each time). */
+ * preloaded library's).  Never looked up at load: all by the trace's writer
+ * thread as tracing starts, and at the first fork before any lock is taken;
+ * else the PATH searchers at their first use.  Through the C library's
+ * dlsym with no lock held, and kept by one atomic store that any thread
+ * finding it unset makes (the same answer each time). */
 #include "realdlsym.h"
 #include "execnext.h"
 #include <dlfcn.h>
@@ -20,6 +21,12 @@ void *cushim_exec_next(enum cushim_exec k)
 		p = cushim_dlsym(RTLD_NEXT, names[k]);
 		__atomic_store_n(&next[k], p ? p : NONE, __ATOMIC_RELEASE);
 	}
+	return p == NONE ? NULL : p;
+}
+
+void *cushim_exec_known(enum cushim_exec k)
+{
+	void *p = __atomic_load_n(&next[k], __ATOMIC_ACQUIRE);
 	return p == NONE ? NULL : p;
 }
 

@@ -8,8 +8,13 @@ enum cushim_exec { CUSHIM_EXECVE, CUSHIM_EXECV, CUSHIM_EXECVP, CUSHIM_EXECVPE, C
 /* The next definition (RTLD_NEXT) of exec function k, or NULL where there
  * is none: looked up at its first use, with no lock held. */
 void *cushim_exec_next(enum cushim_exec k) CUSHIM_HIDDEN;
+/* The same where it was looked up already, else NULL: never asks the
+ * loader (a vfork child, whose loader lock may be its parent thread's, or
+ * in an emulator's fork one that no thread of the child will release). */
+void *cushim_exec_known(enum cushim_exec k) CUSHIM_HIDDEN;
 /* All of them looked up now, so that no exec asks the loader: the trace's
- * writer thread does, as tracing starts. */
+ * writer thread does as tracing starts, and the first fork before its
+ * locks (src/shim/observers.h). */
 void cushim_exec_find(void) CUSHIM_HIDDEN;
 
 #endif

@@ -509,6 +509,8 @@ static void cushim_prefork(void)
 {
 	sigset_t all, saved;
 
+	if (cushim_observers())
+		cushim_observers()->forking();
 	sigfillset(&all);
 	for (int tries = 0;; tries++) {
 		finish_others();

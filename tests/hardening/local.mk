@@ -42,6 +42,17 @@ tests/hardening/libslowctor.so: $(top_srcdir)/tests/hardening/slowctor-lib.c $(F
 		$(top_srcdir)/tests/hardening/slowctor-lib.c $(HARNESS_CUDA_LINK) -lcuda $(LIBS)
 CLEANFILES += tests/hardening/libslowctor.so
 EXTRA_DIST += tests/hardening/slowctor-lib.c
+# A library with a slow constructor, and the program that vforks and execs
+# while a thread dlopens it (vforkctor.sh).
+tests/hardening/libvforkctor.so: $(top_srcdir)/tests/hardening/vforkctor-lib.c
+	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(HARD_CC) -shared -fPIC -Wl,-soname,libvforkctor.so -o $@ \
+		$(top_srcdir)/tests/hardening/vforkctor-lib.c $(LIBS)
+tests/hardening/vforkctor-app: $(top_srcdir)/tests/hardening/vforkctor-app.c
+	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(HARD_CC) -o $@ $(top_srcdir)/tests/hardening/vforkctor-app.c -ldl -lpthread $(LIBS)
+CLEANFILES += tests/hardening/libvforkctor.so tests/hardening/vforkctor-app
+EXTRA_DIST += tests/hardening/vforkctor-lib.c tests/hardening/vforkctor-app.c tests/hardening/vforkctor.sh
+TESTS += tests/hardening/vforkctor.sh
+tests/hardening/vforkctor.log: libcushim.la tests/hardening/libvforkctor.so tests/hardening/vforkctor-app
 # The library whose constructor asks while gate's thread asks (gate.c).
 tests/hardening/libasker.so: $(top_srcdir)/tests/hardening/asker-lib.c $(FAKE_DRIVERS)
 	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(HARD_CC) -shared -fPIC -Wl,-soname,libasker.so -o $@ \
