@@ -10,7 +10,7 @@
 CUSHIM_HIDDEN const struct cushim_observers cushim_diag_observers = {
 	.start = cushim_trace_start,
 	.failures = cushim_trace_failures,
-	.forking = cushim_exec_find, /* so that the child's exec need not ask the loader */
+	.booted = cushim_exec_find, /* so that no exec need ask the loader */
 	.prefork = cushim_trace_prefork,
 	.postfork = cushim_trace_postfork,
 	.missing = cushim_timeline_missing,

@@ -437,6 +437,8 @@ static void run_bootstrap(void)
 			cushim_notes_keep(NULL);
 			cushim_notes_say(&run->notes);
 			adopt = run->adopt;
+			if (cushim_observers())
+				cushim_observers()->booted(); /* no lock held */
 		}
 		cushim_notes_keep(NULL);
 		if (run)
@@ -509,8 +511,6 @@ static void cushim_prefork(void)
 {
 	sigset_t all, saved;
 
-	if (cushim_observers())
-		cushim_observers()->forking();
 	sigfillset(&all);
 	for (int tries = 0;; tries++) {
 		finish_others();

@@ -10,7 +10,7 @@
 struct cushim_observers {
 	void (*start)(void);        /* the slots take the trace wrappers: the outputs start */
 	void (*failures)(void);     /* a watched forked child: its failed calls reach the trace */
-	void (*forking)(void);      /* a fork is starting: before the shim takes any lock */
+	void (*booted)(void);       /* the bootstrap is published: on its thread, no lock held */
 	void (*prefork)(void);      /* around fork, inside the shim's own fork handlers */
 	void (*postfork)(int child);
 	void (*missing)(unsigned i, CUresult returns);      /* a missing export was called */
