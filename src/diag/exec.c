@@ -150,15 +150,20 @@ static void list_args(char **argv, size_t n, const char *arg0, va_list *ap)
 	argv[n] = NULL;
 }
 
+/* In an execl-style function: argv, an array on the stack, from arg up to
+ * its NULL, with ap left past the NULL (execle's environment is next). */
+#define LIST_ARGV(arg, argv, ap)                              \
+	va_start(ap, arg);                                    \
+	size_t argv##_n = count_args(arg, &ap);               \
+	va_end(ap);                                           \
+	char *argv[argv##_n + 1];                             \
+	va_start(ap, arg);                                    \
+	list_args(argv, argv##_n, arg, &ap)
+
 EXPORT int execl(const char *path, const char *arg, ...)
 {
 	va_list ap;
-	va_start(ap, arg);
-	size_t n = count_args(arg, &ap);
-	va_end(ap);
-	char *argv[n + 1];
-	va_start(ap, arg);
-	list_args(argv, n, arg, &ap);
+	LIST_ARGV(arg, argv, ap);
 	va_end(ap);
 	return execv(path, argv);
 }
@@ -166,12 +171,7 @@ EXPORT int execl(const char *path, const char *arg, ...)
 EXPORT int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
-	va_start(ap, arg);
-	size_t n = count_args(arg, &ap);
-	va_end(ap);
-	char *argv[n + 1];
-	va_start(ap, arg);
-	list_args(argv, n, arg, &ap);
+	LIST_ARGV(arg, argv, ap);
 	va_end(ap);
 	return execvp(file, argv);
 }
@@ -179,15 +179,9 @@ EXPORT int execlp(const char *file, const char *arg, ...)
 /* The environment is the pointer after the NULL. */
 EXPORT int execle(const char *path, const char *arg, ...)
 {
-	char *const *envp;
 	va_list ap;
-	va_start(ap, arg);
-	size_t n = count_args(arg, &ap);
-	va_end(ap);
-	char *argv[n + 1];
-	va_start(ap, arg);
-	list_args(argv, n, arg, &ap);
-	envp = va_arg(ap, char *const *);
+	LIST_ARGV(arg, argv, ap);
+	char *const *envp = va_arg(ap, char *const *);
 	va_end(ap);
 	return execve(path, argv, envp);
 }

@@ -251,6 +251,7 @@ static size_t own_claims(struct cushim_claim *c, int tracing)
 {
 	int watching = tracing || cushim_emulating || cushim_conf.npatterns || masquerade;
 	size_t n = 0;
+	_Static_assert(sizeof overrides / sizeof *overrides <= CUSHIM_MAX_CLAIMS, "the claims fit");
 
 	for (size_t k = 0; k < sizeof overrides / sizeof *overrides; k++) {
 		const struct override *o = &overrides[k];
@@ -263,7 +264,9 @@ static size_t own_claims(struct cushim_claim *c, int tracing)
 /* Every module's claims, applied by state.c in the owners' order. */
 static void install_overrides(int tracing)
 {
-	static struct cushim_claim claims[CUSHIM_NSYMS + CUSHIM_MAX_CLAIMS];
+	/* the adapters at most one an export; the five others at most
+	 * CUSHIM_MAX_CLAIMS each */
+	static struct cushim_claim claims[CUSHIM_NSYMS + 5 * CUSHIM_MAX_CLAIMS];
 	size_t n = own_claims(claims, tracing);
 
 	n += cushim_adapt_claims(claims + n);

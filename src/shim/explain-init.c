@@ -115,6 +115,7 @@ size_t cushim_start_claims(struct cushim_claim *c)
 #endif
 	};
 	size_t n = sizeof wrappers / sizeof *wrappers;
+	_Static_assert(sizeof wrappers / sizeof *wrappers <= CUSHIM_MAX_CLAIMS, "the claims fit");
 	for (size_t k = 0; k < n; k++)
 		c[k] = (struct cushim_claim){ wrappers[k].idx, wrappers[k].fn, CUSHIM_OWNER_START, CUSHIM_CLAIM_REPLACE, NULL };
 	return n;

@@ -265,6 +265,8 @@ static const struct {
 size_t cushim_oom_claims(struct cushim_claim *c, int with_count)
 {
 	size_t n = 0;
+	_Static_assert(sizeof allocs / sizeof *allocs + sizeof frees / sizeof *frees <= CUSHIM_MAX_CLAIMS,
+		       "the claims fit");
 	for (size_t k = 0; k < sizeof allocs / sizeof *allocs; k++)
 		c[n++] = (struct cushim_claim){ allocs[k].idx, allocs[k].fn, CUSHIM_OWNER_MEMORY, CUSHIM_CLAIM_REPLACE, NULL };
 	if (!with_count)
