@@ -150,6 +150,33 @@ static void launch_pair(double out[2])
 	out[0] = spent[0] / (double)n, out[1] = spent[1] / (double)n;
 }
 
+/* cuCtxGetCurrent with the caches cold: 256 KiB of other memory traffic
+ * (untimed) before each call, as a program's own work leaves them between
+ * its driver calls, so that what cushim's data and code cost to fetch
+ * shows.  By name and direct take turns call by call. */
+static void cold_pair(double out[2])
+{
+	static unsigned char junk[256 << 10];
+	ctxget_fn direct = d_ctxget;
+	__asm__("" : "+r"(direct));
+	const long n = 20000;
+	double spent[2] = { 0, 0 };
+	CUcontext c;
+	for (long i = 0; i < 2 * n; i++) {
+		int shim = (int)((i ^ i >> 1) & 1);
+		for (size_t k = 0; k < sizeof junk; k += 64)
+			junk[k]++;
+		__asm__ volatile("" : : "r"(junk) : "memory");
+		double t = now();
+		if (shim)
+			cuCtxGetCurrent(&c);
+		else
+			direct(&c);
+		spent[shim] += now() - t;
+	}
+	out[0] = spent[0] / (double)n, out[1] = spent[1] / (double)n;
+}
+
 /* What one read of the clock the diagnostics use costs on this CPU: summary
  * and trace read it twice a call, so their added cost cannot be below it. */
 static void clock_cost(void)
@@ -288,6 +315,7 @@ int main(int argc, char **argv)
 	if ((next = use_next_pointers()))
 		printf("direct             what cushim forwards to: cuLaunchKernel in %s\n", object_name(d_launch));
 	measure("cuCtxGetCurrent", loop_ctxget, 7);
+	measure_pair("cuCtxGetCurrent, cold", cold_pair, 5);
 	if (getenv("CUSHIM_BENCH_VERSION") && d_version) {
 		if (!load_named())
 			return 1;
