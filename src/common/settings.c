@@ -167,13 +167,34 @@ static int parse_driver(const char *v, struct cushim_conf *c)
 }
 
 /* PID-SECONDS: read by src/diag/runmark.c, nothing kept here. */
-static int parse_run(const char *v, struct cushim_conf *c)
+/* The decimal digits at *p as a number below limit: 0 and *p past them;
+ * -1 where there are none or the number is not below limit. */
+static int digits_below(const char **p, unsigned long long limit, unsigned long long *out)
 {
-	char *end;
-	(void)c;
-	if (strtol(v, &end, 10) <= 0 || *end != '-' || strtoll(end + 1, &end, 10) < 0 || *end)
+	const char *s = *p;
+	unsigned long long v = 0;
+	for (; *s >= '0' && *s <= '9'; s++)
+		if ((v = v * 10 + (unsigned long long)(*s - '0')) >= limit)
+			return -1;
+	if (s == *p)
+		return -1;
+	*p = s, *out = v;
+	return 0;
+}
+
+int cushim_parse_run(const char *s, unsigned long long *pid, unsigned long long *sec)
+{
+	if (digits_below(&s, 1ull << CUSHIM_RUN_PID_BITS, pid) != 0 || *pid == 0 || *s++ != '-' ||
+	    digits_below(&s, 1ull << CUSHIM_RUN_SEC_BITS, sec) != 0 || *s)
 		return -1;
 	return 0;
+}
+
+static int parse_run(const char *v, struct cushim_conf *c)
+{
+	unsigned long long pid, sec;
+	(void)c;
+	return cushim_parse_run(v, &pid, &sec);
 }
 
 /* A path: read by log.c when a write fails, nothing kept here. */

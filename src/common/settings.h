@@ -42,4 +42,11 @@ int cushim_parse_level(const char *s, int *level) __attribute__((visibility("hid
 int cushim_parse_version(const char *s, int *version) __attribute__((visibility("hidden")));
 int cushim_parse_patterns(const char *s, char **out, int max, char **storage) __attribute__((visibility("hidden")));
 const char *cushim_format_version(int version, char buf[16]) __attribute__((visibility("hidden")));
+/* CUSHIM_RUN's PID-SECONDS: 0 with *pid below 2^CUSHIM_RUN_PID_BITS (not 0)
+ * and *sec below 2^CUSHIM_RUN_SEC_BITS, decimal digits alone; -1 else.  The
+ * bounds are those of the word the library keeps the run in (runmark.c). */
+#define CUSHIM_RUN_PID_BITS 22 /* pids are below 4194304, Linux's highest pid_max */
+#define CUSHIM_RUN_SEC_BITS 40
+int cushim_parse_run(const char *s, unsigned long long *pid, unsigned long long *sec)
+	__attribute__((visibility("hidden")));
 #endif

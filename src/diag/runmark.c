@@ -23,6 +23,7 @@
  * a signal handler or a vfork child (whose store its parent then reads)
  * makes it without a lock, and all find the same. */
 #include "conf.h"
+#include "settings.h"
 #include "callfmt.h"
 #include "runmark.h"
 #include <stdint.h>
@@ -34,36 +35,21 @@
 /* RUN_DECIDED | RUN_FIRST (this process began it) | pid << SEC_BITS | seconds */
 #define RUN_DECIDED (1ull << 63)
 #define RUN_FIRST (1ull << 62)
-#define PID_BITS 22 /* pids are below 4194304, Linux's highest pid_max */
-#define SEC_BITS 40
+#define PID_BITS CUSHIM_RUN_PID_BITS
+#define SEC_BITS CUSHIM_RUN_SEC_BITS
 static uint64_t run_word;
 static int run_forked;
 static const char key[] = "CUSHIM_RUN=";
 
-/* A decimal number of the digits at *p, below limit: its value, *p past
- * it; -1 where there is none or it is not below limit. */
-static int64_t number(const char **p, uint64_t limit)
-{
-	const char *s = *p;
-	uint64_t v = 0;
-	for (; *s >= '0' && *s <= '9'; s++)
-		if ((v = v * 10 + (uint64_t)(*s - '0')) >= limit)
-			return -1;
-	if (s == *p)
-		return -1;
-	*p = s;
-	return (int64_t)v;
-}
-
 /* The run of the mark this process inherited, or 0 where it has none or
- * one that is not PID-SECONDS (then it begins a run, as SETTINGS.md says). */
+ * one that is not PID-SECONDS (then it begins a run, as SETTINGS.md says,
+ * and the settings' check has said so). */
 static uint64_t inherited(void)
 {
 	const char *p = cushim_setting_env("CUSHIM_RUN");
-	int64_t pid, sec;
+	unsigned long long pid, sec;
 
-	if (!p || (pid = number(&p, 1ull << PID_BITS)) <= 0 || *p++ != '-' ||
-	    (sec = number(&p, 1ull << SEC_BITS)) < 0 || *p)
+	if (!p || cushim_parse_run(p, &pid, &sec) != 0)
 		return 0;
 	return RUN_DECIDED | (uint64_t)pid << SEC_BITS | (uint64_t)sec;
 }

@@ -159,6 +159,12 @@ static const struct {
 	{ "CUSHIM_RUN", "1234-x", "not PID-SECONDS, set by cushim: this process starts a run" },
 	{ "CUSHIM_RUN", "1234--5", "not PID-SECONDS, set by cushim: this process starts a run" },
 	{ "CUSHIM_RUN", "x-5", "not PID-SECONDS, set by cushim: this process starts a run" },
+	/* beyond the word the library keeps the run in: refused here as there */
+	{ "CUSHIM_RUN", "4194304-1", "not PID-SECONDS, set by cushim: this process starts a run" },
+	{ "CUSHIM_RUN", "4194303-1099511627775", NULL },
+	{ "CUSHIM_RUN", "1234-1099511627776", "not PID-SECONDS, set by cushim: this process starts a run" },
+	{ "CUSHIM_RUN", "+1234-5", "not PID-SECONDS, set by cushim: this process starts a run" },
+	{ "CUSHIM_RUN", " 1234-5", "not PID-SECONDS, set by cushim: this process starts a run" },
 	{ "CUSHIM_RUN_REPORT", "/tmp/cushim-run.report", NULL },
 	{ "CUSHIM_RUN_REPORT", "report", "not an absolute file path, set by cushim run: no report" },
 };
