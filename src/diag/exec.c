@@ -11,10 +11,12 @@
  * posix_spawn, system and popen exec in a new process through the C
  * library's internal execve, which nothing here sees.
  *
- * The next definitions are never looked up at load (execnext.c).  Safe in
- * a signal handler, as execve is: no lock is held across the exec, no wait
- * is on this thread, nothing is allocated; only a first use, in a process
- * whose trace has no writer thread, asks the loader (dlsym) there. */
+ * The next definitions are never looked up at load, but once the bootstrap
+ * is published (execnext.c).  Safe in a signal handler, as execve is: no
+ * lock is held across the exec, no wait is on this thread, nothing is
+ * allocated; before the bootstrap, execve, execv, fexecve and execveat go
+ * to their system calls, and only a first execvp or execvpe asks the
+ * loader (dlsym) there. */
 #include "trace.h"
 #include "runmark.h"
 #include "execnext.h"

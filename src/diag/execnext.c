@@ -1,10 +1,10 @@
 /* The exec functions libcushim.so's own (exec.c) pass each exec on to: the
  * next definition after libcushim.so (RTLD_NEXT: the C library's or another
- * preloaded library's).  Never looked up at load: all by the trace's writer
- * thread as tracing starts, and by the bootstrap's thread once it is
- * published; else the PATH searchers at their first use.  Through the C library's
- * dlsym with no lock held, and kept by one atomic store that any thread
- * finding it unset makes (the same answer each time). */
+ * preloaded library's).  Never looked up at load: all by the bootstrap's
+ * thread once it is published (a forked child inherits them); else the PATH
+ * searchers at their first use.  Through the C library's dlsym with no lock
+ * held, and kept by one atomic store that any thread finding it unset makes
+ * (the same answer each time). */
 #include "realdlsym.h"
 #include "execnext.h"
 #include <dlfcn.h>

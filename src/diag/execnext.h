@@ -12,9 +12,8 @@ void *cushim_exec_next(enum cushim_exec k) CUSHIM_HIDDEN;
  * loader (a vfork child, whose loader lock may be its parent thread's, or
  * in an emulator's fork one that no thread of the child will release). */
 void *cushim_exec_known(enum cushim_exec k) CUSHIM_HIDDEN;
-/* All of them looked up now, so that no exec asks the loader: the trace's
- * writer thread does as tracing starts, and the bootstrap once published,
- * holding no lock (src/shim/observers.h). */
+/* All of them looked up now, so that no exec asks the loader: the
+ * bootstrap's thread, once published, holding no lock (src/shim/observers.h). */
 void cushim_exec_find(void) CUSHIM_HIDDEN;
 
 #endif

@@ -327,7 +327,6 @@ static void *writer(void *arg)
 {
 	struct timespec nap = { 0, 2000000 }; /* 2 ms: a ring of 16384 cells holds more at a launch's pace */
 	(void)arg;
-	cushim_exec_find(); /* here, holding nothing, rather than at an exec in a signal handler */
 	while (!__atomic_load_n(&writer_stop, __ATOMIC_ACQUIRE)) {
 		/* a nap, even while calls come: reading right behind a thread that
 		 * writes would take its cache lines from under it at every call */
