@@ -150,10 +150,14 @@ static void launch_pair(double out[2])
 	out[0] = spent[0] / (double)n, out[1] = spent[1] / (double)n;
 }
 
-/* cuCtxGetCurrent with the caches cold: 256 KiB of other memory traffic
- * (untimed) before each call, as a program's own work leaves them between
- * its driver calls, so that what cushim's data and code cost to fetch
- * shows.  By name and direct take turns call by call. */
+/* cuCtxGetCurrent with the first-level data cache cold: 256 KiB of other
+ * memory traffic (untimed) before each call, as a program's own work leaves
+ * it between its driver calls, so that what cushim's data costs to fetch
+ * from the second level shows (not its code, nor a miss past the second
+ * level: a real launch may cost more).  Each call is timed alone, so both
+ * sides carry two clock reads and the ratio is below the others'; the
+ * added figure is the one to read.  By name and direct take turns call by
+ * call. */
 static void cold_pair(double out[2])
 {
 	static unsigned char junk[256 << 10];
