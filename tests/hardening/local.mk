@@ -48,7 +48,7 @@ tests/hardening/libvforkctor.so: $(top_srcdir)/tests/hardening/vforkctor-lib.c
 	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(HARD_CC) -shared -fPIC -Wl,-soname,libvforkctor.so -o $@ \
 		$(top_srcdir)/tests/hardening/vforkctor-lib.c $(LIBS)
 tests/hardening/vforkctor-app: $(top_srcdir)/tests/hardening/vforkctor-app.c
-	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(HARD_CC) -o $@ $(top_srcdir)/tests/hardening/vforkctor-app.c -ldl -lpthread $(LIBS)
+	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(HARD_CC) -rdynamic -o $@ $(top_srcdir)/tests/hardening/vforkctor-app.c -ldl -lpthread $(LIBS)
 CLEANFILES += tests/hardening/libvforkctor.so tests/hardening/vforkctor-app
 EXTRA_DIST += tests/hardening/vforkctor-lib.c tests/hardening/vforkctor-app.c tests/hardening/vforkctor.sh
 TESTS += tests/hardening/vforkctor.sh
