@@ -2,9 +2,11 @@
 # A vfork and an exec while another thread is inside dlopen (a slow
 # constructor), in a process that has made no driver call and no fork: the
 # child's exec goes through libcushim.so's own execve, which must not ask
-# the loader there.  Where vfork is a fork (qemu-user: make check-aarch64),
-# the child's copy of the loader's lock is never released, and asking the
-# loader waits for ever.  Under timeout: a hang is a failure.
+# the loader there.  Natively, a child that asks waits until the
+# constructor ends, and the app fails where vfork held it 1 s or more;
+# where vfork is a fork (qemu-user: make check-aarch64), the child's copy of
+# the loader's lock is never released, and asking the loader waits for
+# ever.  Under timeout: a hang is a failure.
 . "$top_srcdir/tests/harness/defs.sh"
 app=$top_builddir/tests/hardening/vforkctor-app
 lib=$top_builddir/tests/hardening/libvforkctor.so
