@@ -8,24 +8,16 @@
 #include <string.h>
 
 
-unsigned char cushim_rec_flags[CUSHIM_NSYMS];
+unsigned short cushim_rec_desc[CUSHIM_NSYMS];
 static int ready;
 
 void cushim_records_init(void)
 {
-	static const char *const named[] = { "cuModuleGetFunction", "cuLibraryGetKernel", "cuKernelGetFunction" };
 	if (__atomic_load_n(&ready, __ATOMIC_ACQUIRE))
 		return;
-	for (unsigned i = 0; i < CUSHIM_NSYMS; i++) {
-		unsigned char f = 0;
-		for (unsigned k = 0; k < cushim_nargs[i] && !(f & CUSHIM_REC_STRING); k++)
-			if (cushim_argdescs[i][k].cls == CUSHIM_A_STR)
-				f |= (unsigned char)(k + 1);
-		for (size_t k = 0; k < sizeof named / sizeof *named; k++)
-			if (strcmp(cushim_syms[i].name, named[k]) == 0)
-				f |= CUSHIM_REC_MAKES;
-		cushim_rec_flags[i] = f;
-	}
+	for (unsigned i = 0; i < CUSHIM_NSYMS; i++)
+		cushim_rec_desc[i] = (unsigned short)cushim_rec_describe(cushim_argdescs[i], cushim_nargs[i],
+									  cushim_syms[i].name);
 	__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
 }
 
@@ -98,7 +90,7 @@ static void decode(const struct cushim_cell *cells, struct cushim_rec *rec)
 		rec->str[CUSHIM_REC_STR - 1] = '\0';
 		extra += CUSHIM_REC_STR / 8;
 	}
-	if (rec->fn < CUSHIM_NSYMS && (cushim_rec_flags[rec->fn] & CUSHIM_REC_MAKES))
+	if (rec->fn < CUSHIM_NSYMS && (cushim_rec_desc[rec->fn] & CUSHIM_REC_MAKES))
 		rec->made = words[extra], rec->made_name = words[extra + 1];
 }
 

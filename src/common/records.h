@@ -58,18 +58,36 @@ struct cushim_rec {
 	uint32_t serial; /* the record's number in its ring (low 24 bits) */
 };
 
-/* What each export's records hold beyond its words: the bits of
- * CUSHIM_REC_STRING (1 + the argument that is a string, 0 none) and
- * CUSHIM_REC_MAKES (the handle its first argument receives); set by
- * cushim_records_init. */
-#define CUSHIM_REC_STRING 0x1f
-#define CUSHIM_REC_MAKES 0x80
-extern unsigned char cushim_rec_flags[CUSHIM_NSYMS] CUSHIM_HIDDEN;
-void cushim_records_init(void) CUSHIM_HIDDEN;
-static inline unsigned cushim_rec_string_arg(unsigned i)
+/* What a record of an export holds, as one number: its argument words
+ * (CUSHIM_REC_WORDS), 1 + the argument that is a string (CUSHIM_REC_STRING;
+ * 0 none), and CUSHIM_REC_MAKES where its first argument receives a handle
+ * whose name is kept.  The trace wrappers pass their row's as a constant,
+ * worked out by cushim_rec_describe at compile time, so that the call path
+ * reads no table for it; the readers take it from cushim_rec_desc, which
+ * cushim_records_init fills by the same function. */
+#define CUSHIM_REC_WORDS 0xffu
+#define CUSHIM_REC_STRING_SHIFT 8
+#define CUSHIM_REC_STRING (0x1fu << CUSHIM_REC_STRING_SHIFT)
+#define CUSHIM_REC_MAKES 0x2000u
+static inline __attribute__((always_inline)) unsigned cushim_rec_describe(const struct cushim_argdesc *d, unsigned n, const char *name)
 {
-	return cushim_rec_flags[i] & CUSHIM_REC_STRING;
+	unsigned s = 0;
+#pragma GCC unroll 16 /* unrolled whole, so that a wrapper's is a constant */
+	for (unsigned k = 0; k < CUSHIM_REC_MAXWORDS; k++)
+		if (!s && k < n && d[k].cls == CUSHIM_A_STR)
+			s = k + 1;
+	return n | s << CUSHIM_REC_STRING_SHIFT |
+	       (!__builtin_strcmp(name, "cuModuleGetFunction") || !__builtin_strcmp(name, "cuLibraryGetKernel") ||
+				!__builtin_strcmp(name, "cuKernelGetFunction")
+			? CUSHIM_REC_MAKES
+			: 0);
 }
+static inline unsigned cushim_rec_string_arg(unsigned desc)
+{
+	return (desc & CUSHIM_REC_STRING) >> CUSHIM_REC_STRING_SHIFT;
+}
+extern unsigned short cushim_rec_desc[CUSHIM_NSYMS] CUSHIM_HIDDEN;
+void cushim_records_init(void) CUSHIM_HIDDEN;
 
 /* The exports' names as one number (FNV-1a), so that a reader of a record
  * file knows its table is the one the records were made with. */

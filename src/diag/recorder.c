@@ -97,15 +97,19 @@ void cushim_recorder_start(unsigned cells_log2, void (*reader)(void))
 }
 
 /* ---- the call path ---- */
-static inline void put_cell(struct cushim_ring *g, uint64_t pos, int head, const uint64_t w[7])
+/* Cell pos of a record past its head: n words from w (at most 7), then zeros. */
+static inline void put_words(struct cushim_ring *g, uint64_t pos, const uint64_t *w, unsigned n)
 {
 	struct cushim_cell *c = &g->cells[pos & g->mask];
+	unsigned k;
 	__atomic_store_n(&c->tag, 0, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	for (int k = 0; k < 7; k++)
+	for (k = 0; k < n; k++)
 		CUSHIM_CELL_PUT(c, k, w[k]);
-	__atomic_store_n(&c->tag, pos << 1 | (uint64_t)head, __ATOMIC_RELEASE);
+	for (; k < 7; k++)
+		CUSHIM_CELL_PUT(c, k, 0);
+	__atomic_store_n(&c->tag, pos << 1, __ATOMIC_RELEASE);
 }
 
 /* The string argument's bytes, through the checked copy, into words; their
@@ -133,19 +137,34 @@ static uint64_t driver_name(unsigned i, uint64_t made)
 	return f && f(&name, made) == CUDA_SUCCESS ? (uint64_t)(uintptr_t)name : 0;
 }
 
+
+/* A record of words alone (a launch's): each cell written straight from
+ * the arguments, with no copy between. */
+int cushim_record_words(struct cushim_ring *g, unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1,
+			const uint64_t *argv)
+{
+	unsigned extra = (desc & CUSHIM_REC_WORDS) - 3, ncells = 1 + (extra + 6) / 7;
+	uint64_t v = cushim_reserve(g, (1ull << CUSHIM_CELL_BITS) + ncells);
+	for (unsigned k = 1; k < ncells; k++, extra -= 7)
+		put_words(g, CUSHIM_CELLS(v) + k, argv + 3 + 7 * (k - 1), extra < 7 ? extra : 7);
+	cushim_put_head(g, v, i, desc, ncells, r, 0, t0, t1, argv);
+	return 1;
+}
+
 /* A record of more than one cell: words past the third, a string, the
  * handle the call made. */
-int cushim_record_more(struct cushim_ring *g, unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
+int cushim_record_more(struct cushim_ring *g, unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1,
+		       const uint64_t *argv)
 {
-	uint64_t more[CUSHIM_REC_MAXWORDS + CUSHIM_REC_STR / 8 + 8], made = 0;
-	unsigned nw = cushim_nargs[i], s = cushim_rec_string_arg(i), state = 0, extra = nw > 3 ? nw - 3 : 0;
+	uint64_t more[CUSHIM_REC_MAXWORDS + CUSHIM_REC_STR / 8 + 8] = { 0 }, made = 0;
+	unsigned nw = desc & CUSHIM_REC_WORDS, s = cushim_rec_string_arg(desc), state = 0, extra = nw > 3 ? nw - 3 : 0;
 
 	memcpy(more, argv + 3 * (nw > 3), extra * 8);
 	if (s) { /* names and paths: rare calls, never the hot ones */
 		state = (unsigned)take_string(argv, s - 1, more + extra);
 		extra += CUSHIM_REC_STR / 8;
 	}
-	if (cushim_rec_flags[i] & CUSHIM_REC_MAKES) {
+	if (desc & CUSHIM_REC_MAKES) {
 		if (r != CUDA_SUCCESS || cushim_peek((const void *)(uintptr_t)argv[0], &made, 8) != 8)
 			made = 0;
 		more[extra++] = made;
@@ -154,21 +173,18 @@ int cushim_record_more(struct cushim_ring *g, unsigned i, CUresult r, uint64_t t
 	unsigned ncells = 1 + (extra + 6) / 7;
 	uint64_t v = cushim_reserve(g, (1ull << CUSHIM_CELL_BITS) + ncells);
 	for (unsigned k = 1; k < ncells; k++)
-		put_cell(g, CUSHIM_CELLS(v) + k, 0, more + 7 * (k - 1));
-	cushim_put_head(g, v, i, ncells, r, state, t0, t1, argv);
+		put_words(g, CUSHIM_CELLS(v) + k, more + 7 * (k - 1), 7);
+	cushim_put_head(g, v, i, desc, ncells, r, state, t0, t1, argv);
 	return 1;
 }
 
 /* A call that found no ring of its thread: its first, unless one cannot be made. */
-int cushim_record_first(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
+int cushim_record_first(unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
 {
 	struct cushim_ring *g = ring_first();
 	if (!g)
 		return 0;
-	if (cushim_nargs[i] > 3 || cushim_rec_flags[i])
-		return cushim_record_more(g, i, r, t0, t1, argv);
-	cushim_put_head(g, cushim_reserve(g, (1ull << CUSHIM_CELL_BITS) + 1), i, 1, r, 0, t0, t1, argv);
-	return 1;
+	return cushim_record_in(g, i, desc, r, t0, t1, argv);
 }
 
 /* ---- readers ---- */

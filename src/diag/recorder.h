@@ -34,9 +34,12 @@ void cushim_recorder_forked(void) CUSHIM_HIDDEN;
 
 /* ---- the call path, inline in the trace wrapper's back end ---- */
 extern __thread struct cushim_ring *cushim_my_ring __attribute__((tls_model("initial-exec"))) CUSHIM_HIDDEN;
-int cushim_record_more(struct cushim_ring *g, unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
+int cushim_record_words(struct cushim_ring *g, unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1,
+			const uint64_t *argv) CUSHIM_HIDDEN;
+int cushim_record_more(struct cushim_ring *g, unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1,
+		       const uint64_t *argv) CUSHIM_HIDDEN;
+int cushim_record_first(unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
 	CUSHIM_HIDDEN;
-int cushim_record_first(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv) CUSHIM_HIDDEN;
 
 /* The ring's reservation moved by inc: the value before.  Only the ring's
  * own thread moves it, and a signal handler on that thread may interrupt it:
@@ -53,11 +56,11 @@ static inline uint64_t cushim_reserve(struct cushim_ring *g, uint64_t inc)
 }
 
 /* The head cell of a record, written in place. */
-static inline void cushim_put_head(struct cushim_ring *g, uint64_t v, unsigned i, unsigned ncells, CUresult r, unsigned state,
-			    uint64_t t0, uint64_t t1, const uint64_t *argv)
+static inline void cushim_put_head(struct cushim_ring *g, uint64_t v, unsigned i, unsigned desc, unsigned ncells,
+				   CUresult r, unsigned state, uint64_t t0, uint64_t t1, const uint64_t *argv)
 {
 	uint64_t pos = CUSHIM_CELLS(v);
-	unsigned nw = cushim_nargs[i];
+	unsigned nw = desc & CUSHIM_REC_WORDS;
 	struct cushim_cell *c = &g->cells[pos & g->mask];
 	__atomic_store_n(&c->tag, 0, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -65,7 +68,7 @@ static inline void cushim_put_head(struct cushim_ring *g, uint64_t v, unsigned i
 	/* relaxed atomic stores: plain moves, and a reader on another thread
 	 * is ordered by the tags alone */
 	CUSHIM_CELL_PUT(c, 0, (uint64_t)CUSHIM_SERIAL(v) | (uint64_t)i << 24 | (uint64_t)ncells << 48 | (uint64_t)nw << 56);
-	CUSHIM_CELL_PUT(c, 1, (uint32_t)r | (uint64_t)state << 32 | (uint64_t)cushim_rec_string_arg(i) << 40);
+	CUSHIM_CELL_PUT(c, 1, (uint32_t)r | (uint64_t)state << 32 | (uint64_t)cushim_rec_string_arg(desc) << 40);
 	CUSHIM_CELL_PUT(c, 2, t0);
 	CUSHIM_CELL_PUT(c, 3, t1);
 	CUSHIM_CELL_PUT(c, 4, nw > 0 ? argv[0] : 0);
@@ -74,19 +77,31 @@ static inline void cushim_put_head(struct cushim_ring *g, uint64_t v, unsigned i
 	__atomic_store_n(&c->tag, pos << 1 | 1, __ATOMIC_RELEASE);
 }
 
-/* The call path: record export i's call: 1; 0 where this thread has no
- * ring (none could be mapped, or a signal handler interrupted the making of
- * its first): the caller writes the call itself, or counts it lost
- * (cushim_recorder_unringed).  One cell, written in place, for a call of
- * three words or fewer. */
-static inline int cushim_record(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
+/* The call path: record export i's call (desc: its cushim_rec_desc) in
+ * g, the calling thread's ring: one cell, written in place, for a call of
+ * three words or fewer; the cells of words alone (a launch's) straight from
+ * the arguments; a string or a handle's name through a copy. */
+static inline int cushim_record_in(struct cushim_ring *g, unsigned i, unsigned desc, CUresult r, uint64_t t0,
+				   uint64_t t1, const uint64_t *argv)
+{
+	if (desc <= 3) {
+		cushim_put_head(g, cushim_reserve(g, (1ull << CUSHIM_CELL_BITS) + 1), i, desc, 1, r, 0, t0, t1, argv);
+		return 1;
+	}
+	if (desc <= CUSHIM_REC_WORDS)
+		return cushim_record_words(g, i, desc, r, t0, t1, argv);
+	return cushim_record_more(g, i, desc, r, t0, t1, argv);
+}
+
+/* The same in the calling thread's ring, made at its first record: 1; 0
+ * where it has none (none could be mapped, or a signal handler interrupted
+ * the making of its first): the caller writes the call itself, or counts it
+ * lost (cushim_recorder_unringed). */
+static inline int cushim_record(unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
 {
 	struct cushim_ring *g = cushim_my_ring;
 	if (__builtin_expect(!g, 0))
-		return cushim_record_first(i, r, t0, t1, argv);
-	if (__builtin_expect(cushim_nargs[i] > 3 || cushim_rec_flags[i], 0))
-		return cushim_record_more(g, i, r, t0, t1, argv);
-	cushim_put_head(g, cushim_reserve(g, (1ull << CUSHIM_CELL_BITS) + 1), i, 1, r, 0, t0, t1, argv);
-	return 1;
+		return cushim_record_first(i, desc, r, t0, t1, argv);
+	return cushim_record_in(g, i, desc, r, t0, t1, argv);
 }
 #endif

@@ -45,8 +45,7 @@
 #include <time.h>
 #include <unistd.h>
 
-int cushim_tracing;
-int cushim_lines;
+struct cushim_hot cushim_hot __attribute__((aligned(64)));
 __thread struct cushim_counters *cushim_my_counters __attribute__((tls_model("initial-exec")));
 
 #define counters cushim_counters
@@ -57,7 +56,6 @@ static pid_t my_pid;
 static int log_is_file; /* one write of whole lines is atomic there; pipes need PIPE_BUF */
 static int text_lines;  /* 0: none, 1: failed calls, 2: every call */
 static int timeline;    /* CUSHIM_TIMELINE's file is open */
-static int recording;   /* calls go into the rings */
 static int reading;     /* a writer reads the rings into the trace and the timeline */
 
 /* ---- the counters of the summary: one block a thread ---- */
@@ -157,24 +155,38 @@ static void write_direct(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const
 		cushim_timeline_direct(tid, i, r, t0, t1, argv);
 }
 
-void cushim_trace_call(unsigned i, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
+/* Every call but a successful one recorded in a ring its thread has. */
+static __attribute__((noinline)) void trace_rest(unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1,
+						 const uint64_t *argv)
 {
-	if (__builtin_expect(cushim_fork_watch, 0) && r == CUDA_ERROR_NOT_INITIALIZED)
+	if (__builtin_expect(r == CUDA_ERROR_NOT_INITIALIZED, 0) && cushim_fork_watch)
 		cushim_fork_failed(i);
-	if (!cushim_tracing)
+	if (!cushim_hot.tracing)
 		return; /* only a forked child's watch (explain-fork.c) sent it here */
-	if (recording && !cushim_record(i, r, t0, t1, argv))
+	if (cushim_hot.recording && !cushim_record(i, desc, r, t0, t1, argv))
 		write_direct(i, r, t0, t1, argv);
 	if (__builtin_expect(cushim_sticky_code(r), 0))
-		cushim_sticky(i, r, t1, recording);
+		cushim_sticky(i, r, t1, cushim_hot.recording);
+}
+
+/* The usual call first, in few instructions and no frame: a launch's work
+ * in the driver leaves cushim's code cold too. */
+void cushim_trace_call(unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
+{
+	struct cushim_ring *g = cushim_my_ring;
+	if (__builtin_expect(g && r == CUDA_SUCCESS && cushim_hot.recording && cushim_hot.tracing, 1)) {
+		cushim_record_in(g, i, desc, r, t0, t1, argv);
+		return;
+	}
+	trace_rest(i, desc, r, t0, t1, argv);
 }
 
 /* A forked child's watch (explain-fork.c): its failed calls reach
  * cushim_trace_call, whether or not it traces. */
 void cushim_trace_failures(void)
 {
-	if (!cushim_lines)
-		cushim_lines = 1;
+	if (!cushim_hot.lines)
+		cushim_hot.lines = 1;
 }
 
 /* ---- reading the rings ---- */
@@ -375,7 +387,7 @@ static int lone_thread(void)
 void cushim_trace_prefork(void)
 {
 	cushim_run_prefork();
-	if (!cushim_tracing) {
+	if (!cushim_hot.tracing) {
 		/* tracing may start in the child: it may have a writer only
 		 * where the parent had no other thread */
 		lone_at_fork = lone_thread();
@@ -419,7 +431,7 @@ void cushim_trace_postfork(int child)
 {
 	if (child)
 		cushim_run_forked();
-	if (!cushim_tracing) {
+	if (!cushim_hot.tracing) {
 		if (child && !lone_at_fork)
 			writer_started = 1; /* as child_state says */
 		return;
@@ -522,7 +534,7 @@ static void write_all(int at_exec, int wait_ms)
  * empty, as a killed one's; its record file holds what the last dump wrote. */
 __attribute__((destructor)) static void cushim_trace_exit(void)
 {
-	if (!cushim_tracing)
+	if (!cushim_hot.tracing)
 		return;
 	__atomic_store_n(&exiting, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&writer_stop, 1, __ATOMIC_RELEASE);
@@ -537,7 +549,7 @@ __attribute__((destructor)) static void cushim_trace_exit(void)
  * nothing of its own here. */
 void cushim_trace_exec(void)
 {
-	if (!cushim_tracing || __atomic_load_n(&exiting, __ATOMIC_RELAXED) || getpid() != my_pid)
+	if (!cushim_hot.tracing || __atomic_load_n(&exiting, __ATOMIC_RELAXED) || getpid() != my_pid)
 		return;
 	write_all(1, 100);
 }
@@ -546,7 +558,7 @@ void cushim_trace_exec(void)
  * it; the writer has the rings again. */
 void cushim_trace_exec_failed(void)
 {
-	if (cushim_tracing && !__atomic_load_n(&exiting, __ATOMIC_RELAXED) && getpid() == my_pid) {
+	if (cushim_hot.tracing && !__atomic_load_n(&exiting, __ATOMIC_RELAXED) && getpid() == my_pid) {
 		cushim_timeline_exec(0);
 		if (exec_held)
 			exec_held = 0, give_drain();
@@ -575,10 +587,11 @@ void cushim_trace_start(void)
 	timeline = cushim_timeline_start();
 	cushim_summary_claim();
 	reading = text_lines || timeline;
-	recording = reading || cushim_conf.record;
-	cushim_lines = recording ? 2 : 1; /* the summary alone: failed calls, for a sticky error */
+	cushim_hot.recording = reading || cushim_conf.record;
+	cushim_hot.lines = cushim_hot.recording ? 2 : 1; /* the summary alone: failed calls, for a sticky error */
+	cushim_hot.summary = cushim_conf.summary != 0;
 	pthread_key_create(&count_key, block_retire);
-	if (recording) {
+	if (cushim_hot.recording) {
 		void *out = reading ? mmap(NULL, 2 * OUT_SIZE + MAX_READERS * sizeof *readers, PROT_READ | PROT_WRITE,
 					   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : NULL;
 		if (out == MAP_FAILED)
@@ -589,7 +602,7 @@ void cushim_trace_start(void)
 		cushim_recfile_start(cushim_conf.record_file);
 		cushim_crash_watch(on_crash);
 	}
-	cushim_tracing = 1;
+	cushim_hot.tracing = 1;
 	if (reading)
 		start_writer();
 }

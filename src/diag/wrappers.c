@@ -10,6 +10,7 @@
 #include "missing.h"
 #include "ticks.h"
 #include "trace.h"
+#include "records.h"
 
 /* Counts a call in this thread's counters (CUSHIM_SUMMARY): only this thread
  * writes them; its first call sets them up in trace.c. */
@@ -37,6 +38,10 @@ static inline void cushim_count(unsigned i, CUresult r, uint64_t ticks)
 
 #define CUSHIM_UNPAREN(...) __VA_ARGS__
 
+/* Row i's record descriptor (records.h), a constant of the row. */
+#define CUSHIM_DESC(name, n, descs)                                                                     \
+	cushim_rec_describe((const struct cushim_argdesc[]){ { 0 }, CUSHIM_UNPAREN descs } + 1, n, #name)
+
 #define CUSHIM_SYM(i, name, base, ver, fl, hdr, params, args, u64, n, descs)                  \
 	static CUresult CUDAAPI trace_##i params                                              \
 	{                                                                                     \
@@ -44,11 +49,12 @@ static inline void cushim_count(unsigned i, CUresult r, uint64_t ticks)
 		uint64_t t0 = cushim_ticks();                                                 \
 		CUresult r = f ? ((CUresult (CUDAAPI *) params)f) args : cushim_missing_call(i); \
 		uint64_t t1 = cushim_ticks();                                                 \
-		if (cushim_conf.summary)                                                      \
+		unsigned lines = cushim_hot.lines;                                            \
+		if (cushim_hot.summary)                                                       \
 			cushim_count(i, r, t1 - t0);                                          \
-		if (cushim_lines > 1 || (cushim_lines && r != CUDA_SUCCESS)) {                \
-			const uint64_t argv[] = { 0, CUSHIM_UNPAREN u64 };                    \
-			cushim_trace_call(i, r, t0, t1, argv + 1);                            \
+		if (lines > 1 || (lines && r != CUDA_SUCCESS)) {                              \
+			const uint64_t argv[] = { 0, CUSHIM_UNPAREN u64 };                     \
+			cushim_trace_call(i, CUSHIM_DESC(name, n, descs), r, t0, t1, argv + 1); \
 		}                                                                             \
 		return r;                                                                     \
 	}

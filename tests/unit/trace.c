@@ -10,6 +10,7 @@
 #include "stamp.h"
 #include "table.h"
 #include "trace.h"
+#include "records.h"
 #include "ticks.h"
 #include <check.h>
 #include "../harness/check-run.h"
@@ -229,8 +230,8 @@ static char *traced(int level, CUresult r1, CUresult r2)
 	cushim_log_open();
 	cushim_trace_start();
 	t0 = cushim_ticks();
-	cushim_trace_call(sym("cuMemAlloc_v2"), r1, t0, t0 + 1000, argv);
-	cushim_trace_call(sym("cuMemAlloc_v2"), r2, t0, t0 + 1000, argv);
+	cushim_trace_call(sym("cuMemAlloc_v2"), cushim_rec_desc[sym("cuMemAlloc_v2")], r1, t0, t0 + 1000, argv);
+	cushim_trace_call(sym("cuMemAlloc_v2"), cushim_rec_desc[sym("cuMemAlloc_v2")], r2, t0, t0 + 1000, argv);
 	cushim_trace_prefork(); /* flushes every buffer */
 	cushim_trace_postfork(0);
 	n = read(fd, text, sizeof text - 1);

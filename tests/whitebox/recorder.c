@@ -16,6 +16,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* Records export fn's call as its trace wrapper does. */
+#define REC(fn, r, t0, t1, argv) cushim_record(CUSHIM_IDX_##fn, cushim_rec_desc[CUSHIM_IDX_##fn], r, t0, t1, argv)
+
 static struct cushim_ring *only;
 static int first_ring(struct cushim_ring *g, int tid, void *ctx)
 {
@@ -40,9 +43,9 @@ START_TEST(records_read_back_whole)
 	cushim_recorder_start(10, NULL);
 	for (int k = 0; k < 11; k++)
 		launch[k] = 1000 + (uint64_t)k;
-	cushim_record(CUSHIM_IDX_cuCtxGetCurrent, CUDA_SUCCESS, 5, 9, &one);
-	cushim_record(CUSHIM_IDX_cuModuleGetFunction, CUDA_SUCCESS, 10, 20, get);
-	cushim_record(CUSHIM_IDX_cuLaunchKernel, CUDA_ERROR_LAUNCH_FAILED, 30, 40, launch);
+	REC(cuCtxGetCurrent, CUDA_SUCCESS, 5, 9, &one);
+	REC(cuModuleGetFunction, CUDA_SUCCESS, 10, 20, get);
+	REC(cuLaunchKernel, CUDA_ERROR_LAUNCH_FAILED, 30, 40, launch);
 	struct cushim_ring *g = this_threads_ring();
 	ck_assert_ptr_nonnull(g);
 	cushim_cursor_oldest(g, &c);
@@ -79,8 +82,8 @@ START_TEST(an_unreadable_or_long_string_is_said_so)
 	memset(long_name, 'x', sizeof long_name - 1);
 	long_name[sizeof long_name - 1] = '\0';
 	cushim_recorder_start(8, NULL);
-	cushim_record(CUSHIM_IDX_cuModuleGetFunction, CUDA_ERROR_INVALID_VALUE, 1, 2, bad);
-	cushim_record(CUSHIM_IDX_cuModuleGetFunction, CUDA_SUCCESS, 3, 4, longer);
+	REC(cuModuleGetFunction, CUDA_ERROR_INVALID_VALUE, 1, 2, bad);
+	REC(cuModuleGetFunction, CUDA_SUCCESS, 3, 4, longer);
 	struct cushim_ring *g = this_threads_ring();
 	cushim_cursor_oldest(g, &c);
 	ck_assert(cushim_ring_read(g, &c, &r));
@@ -101,7 +104,7 @@ START_TEST(a_lagging_reader_counts_exactly_what_it_lost)
 	cushim_recorder_start(6, NULL); /* 64 cells */
 	struct cushim_ring *g = NULL;
 	for (uint64_t k = 1; k <= 1000; k++) {
-		cushim_record(CUSHIM_IDX_cuCtxGetCurrent, CUDA_SUCCESS, k, k, &k);
+		REC(cuCtxGetCurrent, CUDA_SUCCESS, k, k, &k);
 		if (k == 1) {
 			g = this_threads_ring();
 			cushim_cursor_end(g, &c);
@@ -145,7 +148,7 @@ START_TEST(a_recorded_string_formats_as_a_live_one)
 	for (int k = 0; k < n; k++) {
 		uint64_t h = 0;
 		const uint64_t a[3] = { (uintptr_t)&h, 9, (uintptr_t)strs[k] };
-		cushim_record(CUSHIM_IDX_cuModuleGetFunction, CUDA_ERROR_NOT_FOUND, 1, 2, a);
+		REC(cuModuleGetFunction, CUDA_ERROR_NOT_FOUND, 1, 2, a);
 	}
 	struct cushim_ring *g = this_threads_ring();
 	cushim_cursor_oldest(g, &c);
@@ -174,15 +177,15 @@ START_TEST(a_sticky_error_names_the_launches_in_flight)
 	char json[CUSHIM_CAUSES_JSON_MAX];
 
 	cushim_recorder_start(10, NULL);
-	h = 0xaaa, cushim_record(CUSHIM_IDX_cuModuleGetFunction, CUDA_SUCCESS, 1, 2, wild);
-	h = 0xbbb, cushim_record(CUSHIM_IDX_cuModuleGetFunction, CUDA_SUCCESS, 3, 4, saxpy);
-	cushim_record(CUSHIM_IDX_cuLaunchKernel, CUDA_SUCCESS, 10, 11, l1);
-	cushim_record(CUSHIM_IDX_cuCtxSynchronize, CUDA_SUCCESS, 12, 13, &none);
-	cushim_record(CUSHIM_IDX_cuLaunchKernel, CUDA_SUCCESS, 20, 21, l2);
-	cushim_record(CUSHIM_IDX_cuLaunchKernel, CUDA_SUCCESS, 22, 23, l3);
-	cushim_record(CUSHIM_IDX_cuStreamSynchronize, CUDA_SUCCESS, 24, 25, &s30);
-	cushim_record(CUSHIM_IDX_cuLaunchKernel, CUDA_SUCCESS, 26, 27, l4);
-	cushim_record(CUSHIM_IDX_cuCtxSynchronize, CUDA_ERROR_ILLEGAL_ADDRESS, 30, 31, &none);
+	h = 0xaaa, REC(cuModuleGetFunction, CUDA_SUCCESS, 1, 2, wild);
+	h = 0xbbb, REC(cuModuleGetFunction, CUDA_SUCCESS, 3, 4, saxpy);
+	REC(cuLaunchKernel, CUDA_SUCCESS, 10, 11, l1);
+	REC(cuCtxSynchronize, CUDA_SUCCESS, 12, 13, &none);
+	REC(cuLaunchKernel, CUDA_SUCCESS, 20, 21, l2);
+	REC(cuLaunchKernel, CUDA_SUCCESS, 22, 23, l3);
+	REC(cuStreamSynchronize, CUDA_SUCCESS, 24, 25, &s30);
+	REC(cuLaunchKernel, CUDA_SUCCESS, 26, 27, l4);
+	REC(cuCtxSynchronize, CUDA_ERROR_ILLEGAL_ADDRESS, 30, 31, &none);
 	cushim_sticky(CUSHIM_IDX_cuCtxSynchronize, CUDA_ERROR_ILLEGAL_ADDRESS, 31, 1);
 	cushim_causes_json(json, sizeof json);
 	ck_assert_msg(strstr(json, "cuCtxSynchronize returned CUDA_ERROR_ILLEGAL_ADDRESS (700) in thread "), "%s", json);
@@ -207,7 +210,7 @@ static void *produce(void *p)
 	uint64_t w[4];
 	for (uint64_t k = 0; k < TOTAL; k++) {
 		w[0] = k, w[1] = ~k, w[2] = k * 3, w[3] = k ^ 0x5555;
-		cushim_record(CUSHIM_IDX_cuMemcpyHtoDAsync_v2, CUDA_SUCCESS, k, k + 1, w);
+		REC(cuMemcpyHtoDAsync_v2, CUDA_SUCCESS, k, k + 1, w);
 		if (k == 0)
 			__atomic_store_n(&shared, this_threads_ring(), __ATOMIC_RELEASE);
 	}
