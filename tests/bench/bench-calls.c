@@ -19,7 +19,8 @@
  * With CUSHIM_BENCH_VERSION=1 it also measures cuDriverGetVersion (in
  * masquerade, the runtime gate's cost once it has judged), after loading
  * the libraries CUSHIM_BENCH_LOAD names (paths, separated by spaces: CUDA
- * runtimes, so that the gate has some to judge). */
+ * runtimes, so that the gate has some to judge).  CUSHIM_BENCH_LAUNCHES=1
+ * measures the launches alone. */
 #define _GNU_SOURCE
 #include <cuda.h>
 #include "cushim.h"
@@ -58,6 +59,58 @@ static version_fn d_version;
 static query_fn d_query;
 static launch_fn d_launch;
 static CUfunction nop;
+
+/* The floor of any recorder that keeps a call's start and end ticks and its
+ * argument words: an ideal record, inline, laid out as the recorder lays
+ * it out (records.h: a head cell, one more per seven words past the
+ * third) in a ring of 1 MiB, and nothing else: no ring of the thread to
+ * find, no table, no flag. */
+#define IDEAL_CELLS 16384
+static struct {
+	uint64_t tag, w[7]; /* records.h's cell */
+} ideal_ring[IDEAL_CELLS] __attribute__((aligned(64)));
+static uint64_t ideal_pos;
+
+static inline void ideal_cell(const uint64_t w[7])
+{
+	__typeof__(&ideal_ring[0]) c = &ideal_ring[ideal_pos & (IDEAL_CELLS - 1)];
+	c->tag = 0;
+	__asm__ volatile("" : : : "memory");
+	for (unsigned k = 0; k < 7; k++)
+		c->w[k] = w[k];
+	__asm__ volatile("" : : : "memory");
+	c->tag = ++ideal_pos << 1;
+}
+
+static inline void ideal_record(uint64_t t0, uint64_t t1, const uint64_t *w, unsigned n)
+{
+	uint64_t h[7] = { ideal_pos, 0, t0, t1, n > 0 ? w[0] : 0, n > 1 ? w[1] : 0, n > 2 ? w[2] : 0 };
+	ideal_cell(h);
+	for (unsigned k = 3; k < n; k += 7) {
+		uint64_t m[7];
+		for (unsigned j = 0; j < 7; j++)
+			m[j] = k + j < n ? w[k + j] : 0;
+		ideal_cell(m);
+	}
+}
+
+/* side 0: the driver's cuCtxGetCurrent; 1: the same with an ideal record */
+static double loop_ctxget_ideal(int side)
+{
+	CUcontext c;
+	ctxget_fn direct = d_ctxget;
+	__asm__("" : "+r"(direct));
+	double t = now();
+	for (long i = 0; i < iters; i++) {
+		uint64_t t0 = side ? cushim_ticks() : 0;
+		direct(&c);
+		if (side) {
+			uint64_t w = (uint64_t)(uintptr_t)&c;
+			ideal_record(t0, cushim_ticks(), &w, 1);
+		}
+	}
+	return (now() - t) / (double)iters;
+}
 
 static double loop_ctxget(int shim)
 {
@@ -125,29 +178,46 @@ static double loop_query(int shim)
 
 /* Launches of the empty kernel, timed in batches short enough that the
  * launch queue never fills: a launch that waited for the GPU to drain the
- * queue would time the GPU, not the call.  By name and direct take turns
- * batch by batch (each going first in every other), so that what drifts
- * while the GPU works falls on both alike; the synchronisations between
- * batches are not timed.  out: ns per call, direct then by name. */
-static void launch_pair(double out[2])
+ * queue would time the GPU, not the call.  Side 0 launches direct; side 1
+ * by name, or (ideal) direct with an ideal record of its eleven words.  The
+ * sides take turns batch by batch (each going first in every other), so
+ * that what drifts while the GPU works falls on both alike; the
+ * synchronisations between batches are not timed.  out: ns per call. */
+static void launch_sides(double out[2], int ideal)
 {
 	launch_fn direct = d_launch;
 	__asm__("" : "+r"(direct));
 	const long batch = 200, n = 20000;
 	double spent[2] = { 0, 0 };
 	for (long b = 0; b < 2 * n / batch; b++) {
-		int shim = (int)((b ^ b >> 1) & 1);
+		int side = (int)((b ^ b >> 1) & 1);
 		double t = now();
 		for (long i = 0; i < batch; i++) {
-			if (shim)
+			if (side && !ideal) {
 				cuLaunchKernel(nop, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL);
-			else
-				direct(nop, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL);
+				continue;
+			}
+			uint64_t t0 = side ? cushim_ticks() : 0;
+			direct(nop, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL);
+			if (side) {
+				const uint64_t w[11] = { (uint64_t)(uintptr_t)nop, 1, 1, 1, 32, 1, 1, 0, 0, 0, 0 };
+				ideal_record(t0, cushim_ticks(), w, 11);
+			}
 		}
-		spent[shim] += now() - t;
+		spent[side] += now() - t;
 		cuCtxSynchronize();
 	}
 	out[0] = spent[0] / (double)n, out[1] = spent[1] / (double)n;
+}
+
+static void launch_pair(double out[2])
+{
+	launch_sides(out, 0);
+}
+
+static void launch_ideal_pair(double out[2])
+{
+	launch_sides(out, 1);
 }
 
 /* cuCtxGetCurrent with the first-level data cache cold: 256 KiB of other
@@ -239,18 +309,33 @@ static void measure(const char *name, double (*loop)(int), int rounds)
 	report(name, best);
 }
 
-/* measure, for a loop that times both sides itself, turn about */
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* For a loop that times both sides itself, turn about: the median of the
+ * rounds' differences (drift between rounds falls on both sides of each),
+ * with the rounds' spread. */
 static void measure_pair(const char *name, void (*pair)(double[2]), int rounds)
 {
-	double best[2] = { 1e30, 1e30 }, x[2];
+	double x[2], side[2][32], diff[32], mid[2];
+	if (rounds > 32)
+		rounds = 32;
 	pair(x); /* warm up */
 	for (int r = 0; r < rounds; r++) {
 		pair(x);
-		for (int s = 0; s < 2; s++)
-			if (x[s] < best[s])
-				best[s] = x[s];
+		side[0][r] = x[0], side[1][r] = x[1], diff[r] = x[1] - x[0];
 	}
-	report(name, best);
+	qsort(diff, (size_t)rounds, sizeof *diff, by_value);
+	for (int s = 0; s < 2; s++) {
+		qsort(side[s], (size_t)rounds, sizeof side[s][0], by_value);
+		mid[s] = side[s][rounds / 2];
+	}
+	printf("%-18s by name %9.2f ns   direct %9.2f ns   added %+7.2f ns per call   ratio %.3f   (median of %d "
+	       "rounds; added %+.2f to %+.2f)\n", name, mid[1], mid[0], diff[rounds / 2],
+	       mid[0] > 0 ? (mid[0] + diff[rounds / 2]) / mid[0] : 0.0, rounds, diff[0], diff[rounds - 1]);
 }
 
 static const char *object_name(void *p)
@@ -287,6 +372,7 @@ int main(int argc, char **argv)
 	__typeof__(&cushim_bootstrap_times) boot_times = CUSHIM_FN(RTLD_DEFAULT, cushim_bootstrap_times);
 	const char *mode = getenv("CUSHIM_BENCH_MODE");
 	int gpu = argc > 1 && strcmp(argv[1], "--gpu") == 0;
+	int launches_only = getenv("CUSHIM_BENCH_LAUNCHES") != NULL; /* the launches alone: a quicker run */
 	CUdevice dev;
 	CUcontext ctx = NULL;
 	double t0;
@@ -314,30 +400,38 @@ int main(int argc, char **argv)
 		printf("bootstrap          first call %.3f ms: finding entry points %.3f ms, resolving %d exports "
 		       "%.1f us\n", first / 1e6, (double)f / 1e6, n, (double)rs / 1e3);
 	}
-	if (!boot_times)
+	if (!boot_times) {
 		clock_cost();
+		if (!launches_only)
+			measure("ideal record", loop_ctxget_ideal, 7);
+	}
 	if ((next = use_next_pointers()))
 		printf("direct             what cushim forwards to: cuLaunchKernel in %s\n", object_name(d_launch));
-	measure("cuCtxGetCurrent", loop_ctxget, 7);
-	measure_pair("cuCtxGetCurrent, cold", cold_pair, 5);
+	if (!launches_only) {
+		measure("cuCtxGetCurrent", loop_ctxget, 7);
+		measure_pair("cuCtxGetCurrent, cold", cold_pair, 9);
+	}
 	if (getenv("CUSHIM_BENCH_VERSION") && d_version) {
 		if (!load_named())
 			return 1;
 		measure("cuDriverGetVersion", loop_version, 7);
 	}
 	if (next && !gpu)
-		measure_pair("cuLaunchKernel", launch_pair, 5);
+		measure_pair("cuLaunchKernel", launch_pair, 9);
 	if (gpu && r == CUDA_SUCCESS && cuDeviceGet(&dev, 0) == CUDA_SUCCESS &&
 	    cuCtxCreate(&ctx, NULL, 0, dev) == CUDA_SUCCESS) {
 		CUmodule mod;
-		measure("cuStreamQuery", loop_query, 5);
+		if (!launches_only)
+			measure("cuStreamQuery", loop_query, 5);
 		if (&gpu_kernels_fatbin && cuModuleLoadData(&mod, gpu_kernels_fatbin) == CUDA_SUCCESS &&
 		    cuModuleGetFunction(&nop, mod, "nop") == CUDA_SUCCESS) {
-			measure_pair("cuLaunchKernel", launch_pair, 9);
+			measure_pair("cuLaunchKernel", launch_pair, 15);
+			if (!boot_times)
+				measure_pair("launch+ideal rec", launch_ideal_pair, 15);
 			image = gpu_kernels_fatbin;
 		}
 	}
-	if (!gpu || image != (const void *)"")
+	if (!launches_only && (!gpu || image != (const void *)""))
 		measure("cuModuleLoad+Un", loop_modload, 5);
 	return 0;
 }
