@@ -16,7 +16,7 @@ static unsigned ring_log2;
 static void (*drain_at_exit)(void); /* a reader, which frees a retired ring once it has read it */
 static uint64_t unringed;
 static pthread_key_t ring_key;
-__thread struct cushim_ring *cushim_my_ring __attribute__((tls_model("initial-exec")));
+__thread struct cushim_writer cushim_me __attribute__((tls_model("initial-exec"), aligned(32)));
 static __thread int ring_failed __attribute__((tls_model("initial-exec")));
 
 /* ---- rings: made at a thread's first record, handed on at its exit ---- */
@@ -33,7 +33,7 @@ static void forget(struct cushim_ring *g)
 static void ring_retire(void *p)
 {
 	struct cushim_ring *g = p;
-	cushim_my_ring = NULL;
+	cushim_me.g = NULL;
 	ring_failed = 1;
 	if (drain_at_exit) {
 		__atomic_store_n(&g->retired, 1, __ATOMIC_RELEASE);
@@ -83,7 +83,10 @@ static struct cushim_ring *ring_first(void)
 		return NULL;
 	__atomic_store_n(&g->tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	pthread_setspecific(ring_key, g);
-	cushim_my_ring = g;
+	cushim_me.mask = g->mask;
+	cushim_me.reserved = __atomic_load_n(&g->reserved, __ATOMIC_ACQUIRE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* a handler sees a ring only once it is whole */
+	cushim_me.g = g;
 	ring_failed = 0;
 	return g;
 }
@@ -98,9 +101,9 @@ void cushim_recorder_start(unsigned cells_log2, void (*reader)(void))
 
 /* ---- the call path ---- */
 /* Cell pos of a record past its head: n words from w (at most 7), then zeros. */
-static inline void put_words(struct cushim_ring *g, uint64_t pos, const uint64_t *w, unsigned n)
+static inline void put_words(uint64_t pos, const uint64_t *w, unsigned n)
 {
-	struct cushim_cell *c = &g->cells[pos & g->mask];
+	struct cushim_cell *c = cushim_cell_at(pos);
 	unsigned k;
 	__atomic_store_n(&c->tag, 0, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -140,21 +143,19 @@ static uint64_t driver_name(unsigned i, uint64_t made)
 
 /* A record of words alone (a launch's): each cell written straight from
  * the arguments, with no copy between. */
-int cushim_record_words(struct cushim_ring *g, unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1,
-			const uint64_t *argv)
+int cushim_record_words(unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
 {
 	unsigned extra = (desc & CUSHIM_REC_WORDS) - 3, ncells = 1 + (extra + 6) / 7;
-	uint64_t v = cushim_reserve(g, (1ull << CUSHIM_CELL_BITS) + ncells);
+	uint64_t v = cushim_reserve((1ull << CUSHIM_CELL_BITS) + ncells);
 	for (unsigned k = 1; k < ncells; k++, extra -= 7)
-		put_words(g, CUSHIM_CELLS(v) + k, argv + 3 + 7 * (k - 1), extra < 7 ? extra : 7);
-	cushim_put_head(g, v, i, desc, ncells, r, 0, t0, t1, argv);
+		put_words(CUSHIM_CELLS(v) + k, argv + 3 + 7 * (k - 1), extra < 7 ? extra : 7);
+	cushim_put_head(v, i, desc, ncells, r, 0, t0, t1, argv);
 	return 1;
 }
 
 /* A record of more than one cell: words past the third, a string, the
  * handle the call made. */
-int cushim_record_more(struct cushim_ring *g, unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1,
-		       const uint64_t *argv)
+int cushim_record_more(unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
 {
 	uint64_t more[CUSHIM_REC_MAXWORDS + CUSHIM_REC_STR / 8 + 8] = { 0 }, made = 0;
 	unsigned nw = desc & CUSHIM_REC_WORDS, s = cushim_rec_string_arg(desc), state = 0, extra = nw > 3 ? nw - 3 : 0;
@@ -171,20 +172,19 @@ int cushim_record_more(struct cushim_ring *g, unsigned i, unsigned desc, CUresul
 		more[extra++] = made ? driver_name(i, made) : 0;
 	}
 	unsigned ncells = 1 + (extra + 6) / 7;
-	uint64_t v = cushim_reserve(g, (1ull << CUSHIM_CELL_BITS) + ncells);
+	uint64_t v = cushim_reserve((1ull << CUSHIM_CELL_BITS) + ncells);
 	for (unsigned k = 1; k < ncells; k++)
-		put_words(g, CUSHIM_CELLS(v) + k, more + 7 * (k - 1), 7);
-	cushim_put_head(g, v, i, desc, ncells, r, state, t0, t1, argv);
+		put_words(CUSHIM_CELLS(v) + k, more + 7 * (k - 1), 7);
+	cushim_put_head(v, i, desc, ncells, r, state, t0, t1, argv);
 	return 1;
 }
 
 /* A call that found no ring of its thread: its first, unless one cannot be made. */
 int cushim_record_first(unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
 {
-	struct cushim_ring *g = ring_first();
-	if (!g)
+	if (!ring_first())
 		return 0;
-	return cushim_record_in(g, i, desc, r, t0, t1, argv);
+	return cushim_record_in(i, desc, r, t0, t1, argv);
 }
 
 /* ---- readers ---- */
@@ -211,12 +211,17 @@ uint64_t cushim_recorder_lost(void)
  * megabytes). */
 void cushim_recorder_forked(void)
 {
+	struct cushim_ring *mine = cushim_me.g;
+	if (mine)
+		mine->reserved = cushim_me.reserved; /* a fork in a handler that interrupted a record */
 	for (struct cushim_ring *g = __atomic_load_n(&rings, __ATOMIC_ACQUIRE); g; g = g->next) {
-		if (g != cushim_my_ring)
+		if (g != mine)
 			g->free = 1;
 		g->retired = 0;
 		forget(g);
 	}
-	if (cushim_my_ring)
-		cushim_my_ring->tid = (int)syscall(SYS_gettid);
+	if (mine) {
+		cushim_me.reserved = mine->reserved;
+		mine->tid = (int)syscall(SYS_gettid);
+	}
 }

@@ -33,35 +33,52 @@ uint64_t cushim_recorder_lost(void) CUSHIM_HIDDEN;
 void cushim_recorder_forked(void) CUSHIM_HIDDEN;
 
 /* ---- the call path, inline in the trace wrapper's back end ---- */
-extern __thread struct cushim_ring *cushim_my_ring __attribute__((tls_model("initial-exec"))) CUSHIM_HIDDEN;
-int cushim_record_words(struct cushim_ring *g, unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1,
-			const uint64_t *argv) CUSHIM_HIDDEN;
-int cushim_record_more(struct cushim_ring *g, unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1,
-		       const uint64_t *argv) CUSHIM_HIDDEN;
+/* What the calling thread's records need, in one line of its own storage:
+ * its ring, the ring's size, and the reservation (cells in the low 40 bits,
+ * records above), which only this thread moves and which it publishes in
+ * the ring (its reserved) after each record, for the readers.  So a record
+ * loads nothing from the ring itself: after a launch's work in the driver,
+ * a load there would be one more fetch to wait for. */
+struct cushim_writer {
+	struct cushim_ring *g; /* NULL until its first record */
+	uint64_t mask;
+	uint64_t reserved;
+};
+extern __thread struct cushim_writer cushim_me __attribute__((tls_model("initial-exec"))) CUSHIM_HIDDEN;
+int cushim_record_words(unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
+	CUSHIM_HIDDEN;
+int cushim_record_more(unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
+	CUSHIM_HIDDEN;
 int cushim_record_first(unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
 	CUSHIM_HIDDEN;
 
-/* The ring's reservation moved by inc: the value before.  Only the ring's
- * own thread moves it, and a signal handler on that thread may interrupt it:
- * one instruction does it, so no lock prefix is needed (a reader only
- * loads it). */
-static inline uint64_t cushim_reserve(struct cushim_ring *g, uint64_t inc)
+/* The reservation moved by inc: the value before.  A signal handler on
+ * this thread may interrupt it: one instruction does it, so no lock prefix
+ * is needed (no other thread writes it). */
+static inline uint64_t cushim_reserve(uint64_t inc)
 {
 #if defined(__x86_64__)
-	__asm__ volatile("xaddq %0, %1" : "+r"(inc), "+m"(g->reserved) : : "memory");
+	__asm__ volatile("xaddq %0, %1" : "+r"(inc), "+m"(cushim_me.reserved) : : "memory");
 	return inc;
 #else
-	return __atomic_fetch_add(&g->reserved, inc, __ATOMIC_RELAXED);
+	return __atomic_fetch_add(&cushim_me.reserved, inc, __ATOMIC_RELAXED);
 #endif
 }
 
-/* The head cell of a record, written in place. */
-static inline void cushim_put_head(struct cushim_ring *g, uint64_t v, unsigned i, unsigned desc, unsigned ncells,
-				   CUresult r, unsigned state, uint64_t t0, uint64_t t1, const uint64_t *argv)
+/* Cell pos of the calling thread's ring. */
+static inline struct cushim_cell *cushim_cell_at(uint64_t pos)
+{
+	return &cushim_me.g->cells[pos & cushim_me.mask];
+}
+
+/* The head cell of a record (reserved at v), written in place, last of its
+ * cells; then the reservation published for the readers. */
+static inline void cushim_put_head(uint64_t v, unsigned i, unsigned desc, unsigned ncells, CUresult r, unsigned state,
+				   uint64_t t0, uint64_t t1, const uint64_t *argv)
 {
 	uint64_t pos = CUSHIM_CELLS(v);
 	unsigned nw = desc & CUSHIM_REC_WORDS;
-	struct cushim_cell *c = &g->cells[pos & g->mask];
+	struct cushim_cell *c = cushim_cell_at(pos);
 	__atomic_store_n(&c->tag, 0, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
@@ -75,33 +92,34 @@ static inline void cushim_put_head(struct cushim_ring *g, uint64_t v, unsigned i
 	CUSHIM_CELL_PUT(c, 5, nw > 1 ? argv[1] : 0);
 	CUSHIM_CELL_PUT(c, 6, nw > 2 ? argv[2] : 0);
 	__atomic_store_n(&c->tag, pos << 1 | 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&cushim_me.g->reserved, cushim_me.reserved, __ATOMIC_RELEASE);
 }
 
 /* The call path: record export i's call (desc: its cushim_rec_desc) in
- * g, the calling thread's ring: one cell, written in place, for a call of
- * three words or fewer; the cells of words alone (a launch's) straight from
- * the arguments; a string or a handle's name through a copy. */
-static inline int cushim_record_in(struct cushim_ring *g, unsigned i, unsigned desc, CUresult r, uint64_t t0,
-				   uint64_t t1, const uint64_t *argv)
+ * the calling thread's ring, which it has: one cell, written in place, for
+ * a call of three words or fewer; the cells of words alone (a launch's)
+ * straight from the arguments; a string or a handle's name through a
+ * copy. */
+static inline int cushim_record_in(unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1,
+				   const uint64_t *argv)
 {
 	if (desc <= 3) {
-		cushim_put_head(g, cushim_reserve(g, (1ull << CUSHIM_CELL_BITS) + 1), i, desc, 1, r, 0, t0, t1, argv);
+		cushim_put_head(cushim_reserve((1ull << CUSHIM_CELL_BITS) + 1), i, desc, 1, r, 0, t0, t1, argv);
 		return 1;
 	}
 	if (desc <= CUSHIM_REC_WORDS)
-		return cushim_record_words(g, i, desc, r, t0, t1, argv);
-	return cushim_record_more(g, i, desc, r, t0, t1, argv);
+		return cushim_record_words(i, desc, r, t0, t1, argv);
+	return cushim_record_more(i, desc, r, t0, t1, argv);
 }
 
-/* The same in the calling thread's ring, made at its first record: 1; 0
- * where it has none (none could be mapped, or a signal handler interrupted
- * the making of its first): the caller writes the call itself, or counts it
- * lost (cushim_recorder_unringed). */
+/* The same, the ring made at the thread's first record: 1; 0 where it has
+ * none (none could be mapped, or a signal handler interrupted the making
+ * of its first): the caller writes the call itself, or counts it lost
+ * (cushim_recorder_unringed). */
 static inline int cushim_record(unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
 {
-	struct cushim_ring *g = cushim_my_ring;
-	if (__builtin_expect(!g, 0))
+	if (__builtin_expect(!cushim_me.g, 0))
 		return cushim_record_first(i, desc, r, t0, t1, argv);
-	return cushim_record_in(g, i, desc, r, t0, t1, argv);
+	return cushim_record_in(i, desc, r, t0, t1, argv);
 }
 #endif

@@ -173,9 +173,8 @@ static __attribute__((noinline)) void trace_rest(unsigned i, unsigned desc, CUre
  * in the driver leaves cushim's code cold too. */
 void cushim_trace_call(unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
 {
-	struct cushim_ring *g = cushim_my_ring;
-	if (__builtin_expect(g && r == CUDA_SUCCESS && cushim_hot.recording && cushim_hot.tracing, 1)) {
-		cushim_record_in(g, i, desc, r, t0, t1, argv);
+	if (__builtin_expect(cushim_me.g && r == CUDA_SUCCESS && cushim_hot.recording && cushim_hot.tracing, 1)) {
+		cushim_record_in(i, desc, r, t0, t1, argv);
 		return;
 	}
 	trace_rest(i, desc, r, t0, t1, argv);

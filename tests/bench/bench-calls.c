@@ -220,35 +220,62 @@ static void launch_ideal_pair(double out[2])
 	launch_sides(out, 1);
 }
 
-/* cuCtxGetCurrent with the first-level data cache cold: 256 KiB of other
- * memory traffic (untimed) before each call, as a program's own work leaves
- * it between its driver calls, so that what cushim's data costs to fetch
- * from the second level shows (not its code, nor a miss past the second
- * level: a real launch may cost more).  Each call is timed alone, so both
- * sides carry two clock reads and the ratio is below the others'; the
- * added figure is the one to read.  By name and direct take turns call by
- * call. */
-static void cold_pair(double out[2])
+/* What a program's own work, or a real launch's work in the driver, leaves
+ * between two driver calls: the first-level data cache emptied by 256 KiB
+ * of other memory traffic and, with code, the first-level code cache by
+ * 48 KiB of other instructions.  Neither reaches past the second level, so
+ * a real launch may cost more. */
+static unsigned char junk[256 << 10];
+
+static void chill(int code)
 {
-	static unsigned char junk[256 << 10];
-	ctxget_fn direct = d_ctxget;
-	__asm__("" : "+r"(direct));
-	const long n = 20000;
+	for (size_t k = 0; k < sizeof junk; k += 64)
+		junk[k]++;
+	__asm__ volatile("" : : "r"(junk) : "memory");
+#if defined(__x86_64__)
+	if (code) /* 16384 instructions of three bytes, in a row */
+		__asm__ volatile(".rept 16384\n\taddl $1, %%eax\n\t.endr" : : : "eax", "cc");
+#endif
+	(void)code;
+}
+
+/* cuCtxGetCurrent (launch 0) or cuLaunchKernel on the fake (1), each call
+ * after chill (untimed), timed alone, so both sides carry two clock reads
+ * and the ratio is below the others'; the added figure is the one to read.
+ * By name and direct take turns call by call. */
+static void cold_sides(double out[2], int launch)
+{
+	ctxget_fn ctxget = d_ctxget;
+	launch_fn launcher = d_launch;
+	__asm__("" : "+r"(ctxget), "+r"(launcher));
+	const long n = launch ? 5000 : 20000;
 	double spent[2] = { 0, 0 };
 	CUcontext c;
 	for (long i = 0; i < 2 * n; i++) {
 		int shim = (int)((i ^ i >> 1) & 1);
-		for (size_t k = 0; k < sizeof junk; k += 64)
-			junk[k]++;
-		__asm__ volatile("" : : "r"(junk) : "memory");
+		chill(launch);
 		double t = now();
-		if (shim)
+		if (launch && shim)
+			cuLaunchKernel(nop, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL);
+		else if (launch)
+			launcher(nop, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL);
+		else if (shim)
 			cuCtxGetCurrent(&c);
 		else
-			direct(&c);
+			ctxget(&c);
 		spent[shim] += now() - t;
 	}
 	out[0] = spent[0] / (double)n, out[1] = spent[1] / (double)n;
+}
+
+static void cold_pair(double out[2])
+{
+	cold_sides(out, 0);
+}
+
+static void cold_launch_pair(double out[2])
+{
+	cold_sides(out, 1);
 }
 
 /* What one read of the clock the diagnostics use costs on this CPU: summary
@@ -416,8 +443,10 @@ int main(int argc, char **argv)
 			return 1;
 		measure("cuDriverGetVersion", loop_version, 7);
 	}
-	if (next && !gpu)
+	if (next && !gpu) {
 		measure_pair("cuLaunchKernel", launch_pair, 9);
+		measure_pair("cuLaunchKernel, cold", cold_launch_pair, 9);
+	}
 	if (gpu && r == CUDA_SUCCESS && cuDeviceGet(&dev, 0) == CUDA_SUCCESS &&
 	    cuCtxCreate(&ctx, NULL, 0, dev) == CUDA_SUCCESS) {
 		CUmodule mod;
