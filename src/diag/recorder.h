@@ -46,7 +46,7 @@ struct cushim_writer {
 };
 extern __thread struct cushim_writer cushim_me __attribute__((tls_model("initial-exec"))) CUSHIM_HIDDEN;
 int cushim_record_words(unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
-	CUSHIM_HIDDEN;
+	CUSHIM_HIDDEN __attribute__((hot));
 int cushim_record_more(unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
 	CUSHIM_HIDDEN;
 int cushim_record_first(unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)

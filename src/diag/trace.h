@@ -29,7 +29,7 @@ void cushim_trace_start(void) CUSHIM_HIDDEN;
 extern void *const cushim_tracer[CUSHIM_NSYMS] CUSHIM_HIDDEN;
 /* A call of export i (desc: its cushim_rec_desc) that reached the trace. */
 void cushim_trace_call(unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
-	CUSHIM_HIDDEN;
+	CUSHIM_HIDDEN __attribute__((hot));
 void cushim_trace_failures(void) CUSHIM_HIDDEN; /* failed calls at least reach cushim_trace_call */
 void cushim_trace_prefork(void) CUSHIM_HIDDEN;
 void cushim_trace_postfork(int child) CUSHIM_HIDDEN;
