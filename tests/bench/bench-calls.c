@@ -176,30 +176,58 @@ static double loop_query(int shim)
 	return (now() - t) / (double)n;
 }
 
+/* A wrapper's frame and nothing more: the call through one more frame,
+ * its arguments kept across it as a wrapper that records them keeps them
+ * (noipa: not specialised for the constants the caller passes). */
+#if defined(__clang__)
+#define NOT_SPECIALISED __attribute__((noinline))
+#else
+#define NOT_SPECIALISED __attribute__((noipa))
+#endif
+static NOT_SPECIALISED CUresult framed(launch_fn f, CUfunction fn, unsigned gx, unsigned gy, unsigned gz,
+						  unsigned bx, unsigned by, unsigned bz, unsigned shm, CUstream st,
+						  void **params, void **extra)
+{
+	CUresult r = f(fn, gx, gy, gz, bx, by, bz, shm, st, params, extra);
+	__asm__ volatile("" : "+r"(r) : "g"(fn), "g"(gx), "g"(gy), "g"(gz), "g"(bx), "g"(by), "g"(bz), "g"(shm),
+			 "g"(st), "g"(params), "g"(extra));
+	return r;
+}
+
 /* Launches of the empty kernel, timed in batches short enough that the
  * launch queue never fills: a launch that waited for the GPU to drain the
  * queue would time the GPU, not the call.  Side 0 launches direct; side 1
- * by name, or (ideal) direct with an ideal record of its eleven words.  The
- * sides take turns batch by batch (each going first in every other), so
- * that what drifts while the GPU works falls on both alike; the
- * synchronisations between batches are not timed.  out: ns per call. */
-static void launch_sides(double out[2], int ideal)
+ * as how says: by name, or direct with an ideal record of its eleven
+ * words, with the two clock reads alone, or through a frame alone (what
+ * a recorder's parts cost around a real launch).  The sides take turns
+ * batch by batch (each going first in every other), so that what drifts
+ * while the GPU works falls on both alike; the synchronisations between
+ * batches are not timed.  out: ns per call. */
+enum { BY_NAME, IDEAL, CLOCKS, FRAME };
+static void launch_sides(double out[2], int how)
 {
 	launch_fn direct = d_launch;
 	__asm__("" : "+r"(direct));
 	const long batch = 200, n = 20000;
 	double spent[2] = { 0, 0 };
 	for (long b = 0; b < 2 * n / batch; b++) {
-		int side = (int)((b ^ b >> 1) & 1);
+		int side = (int)((b ^ b >> 1) & 1), h = side ? how : -1;
 		double t = now();
 		for (long i = 0; i < batch; i++) {
-			if (side && !ideal) {
+			if (h == BY_NAME) {
 				cuLaunchKernel(nop, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL);
 				continue;
 			}
-			uint64_t t0 = side ? cushim_ticks() : 0;
+			if (h == FRAME) {
+				framed(direct, nop, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL);
+				continue;
+			}
+			uint64_t t0 = h > 0 ? cushim_ticks() : 0;
 			direct(nop, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL);
-			if (side) {
+			if (h == CLOCKS) {
+				uint64_t t1 = cushim_ticks();
+				__asm__ volatile("" : : "r"(t0), "r"(t1));
+			} else if (h == IDEAL) {
 				const uint64_t w[11] = { (uint64_t)(uintptr_t)nop, 1, 1, 1, 32, 1, 1, 0, 0, 0, 0 };
 				ideal_record(t0, cushim_ticks(), w, 11);
 			}
@@ -212,12 +240,22 @@ static void launch_sides(double out[2], int ideal)
 
 static void launch_pair(double out[2])
 {
-	launch_sides(out, 0);
+	launch_sides(out, BY_NAME);
 }
 
 static void launch_ideal_pair(double out[2])
 {
-	launch_sides(out, 1);
+	launch_sides(out, IDEAL);
+}
+
+static void launch_clocks_pair(double out[2])
+{
+	launch_sides(out, CLOCKS);
+}
+
+static void launch_frame_pair(double out[2])
+{
+	launch_sides(out, FRAME);
 }
 
 /* What a program's own work, or a real launch's work in the driver, leaves
@@ -455,8 +493,11 @@ int main(int argc, char **argv)
 		if (&gpu_kernels_fatbin && cuModuleLoadData(&mod, gpu_kernels_fatbin) == CUDA_SUCCESS &&
 		    cuModuleGetFunction(&nop, mod, "nop") == CUDA_SUCCESS) {
 			measure_pair("cuLaunchKernel", launch_pair, 15);
-			if (!boot_times)
+			if (!boot_times) { /* the parts of a recorder's cost, around a real launch */
 				measure_pair("launch+ideal rec", launch_ideal_pair, 15);
+				measure_pair("launch+2 clocks", launch_clocks_pair, 15);
+				measure_pair("launch+frame", launch_frame_pair, 15);
+			}
 			image = gpu_kernels_fatbin;
 		}
 	}
