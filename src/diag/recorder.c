@@ -17,6 +17,7 @@ static void (*drain_at_exit)(void); /* a reader, which frees a retired ring once
 static uint64_t unringed;
 static pthread_key_t ring_key;
 __thread struct cushim_writer cushim_me __attribute__((tls_model("initial-exec"), aligned(32)));
+struct cushim_hot cushim_hot __attribute__((aligned(64)));
 static __thread int ring_failed __attribute__((tls_model("initial-exec")));
 
 /* ---- rings: made at a thread's first record, handed on at its exit ---- */
@@ -93,6 +94,7 @@ static struct cushim_ring *ring_first(void)
 
 void cushim_recorder_start(unsigned cells_log2, void (*reader)(void))
 {
+	cushim_hot.me_at = (long)((char *)&cushim_me - (char *)__builtin_thread_pointer());
 	ring_log2 = cells_log2 < 6 ? 6 : cells_log2;
 	drain_at_exit = reader;
 	cushim_records_init();

@@ -45,6 +45,31 @@ struct cushim_writer {
 	uint64_t reserved;
 };
 extern __thread struct cushim_writer cushim_me __attribute__((tls_model("initial-exec"))) CUSHIM_HIDDEN;
+
+/* What the trace wrappers and the recorder read on every call, in a cache
+ * line of its own: a launch's work in the driver leaves cushim's data cold,
+ * and each line the call path touches is then one more fetch.  Whether the
+ * trace wrappers are in the slots is the shim's to say:
+ * cushim_slots_trace(). */
+struct cushim_hot {
+	unsigned char summary;   /* every call counted (CUSHIM_SUMMARY) */
+	unsigned char lines;     /* which calls reach cushim_trace_call: 0 none, 1 failed ones, 2 every one */
+	unsigned char recording; /* calls go into the rings */
+	unsigned char tracing;   /* the diagnostics' outputs have started (cushim_trace_start) */
+	long me_at;              /* cushim_me's place from the thread pointer, the same in every thread */
+	unsigned char pad[64 - 4 - sizeof(long)];
+};
+extern struct cushim_hot cushim_hot __attribute__((aligned(64))) CUSHIM_HIDDEN;
+
+/* The calling thread's cushim_me, once the recorder has started.  On
+ * x86-64, through the thread pointer at cushim_hot.me_at, read with the
+ * flags: the library's global offset table, where the compiler would find
+ * that offset, is one more line to fetch. */
+#if defined(__x86_64__) && defined(__SEG_FS)
+#define CUSHIM_ME (*(struct cushim_writer __seg_fs *)(uintptr_t)cushim_hot.me_at)
+#else
+#define CUSHIM_ME cushim_me
+#endif
 int cushim_record_words(unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
 	CUSHIM_HIDDEN __attribute__((hot));
 int cushim_record_more(unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
@@ -58,7 +83,7 @@ int cushim_record_first(unsigned i, unsigned desc, CUresult r, uint64_t t0, uint
 static inline uint64_t cushim_reserve(uint64_t inc)
 {
 #if defined(__x86_64__)
-	__asm__ volatile("xaddq %0, %1" : "+r"(inc), "+m"(cushim_me.reserved) : : "memory");
+	__asm__ volatile("xaddq %0, %1" : "+r"(inc), "+m"(CUSHIM_ME.reserved) : : "memory");
 	return inc;
 #else
 	return __atomic_fetch_add(&cushim_me.reserved, inc, __ATOMIC_RELAXED);
@@ -68,7 +93,7 @@ static inline uint64_t cushim_reserve(uint64_t inc)
 /* Cell pos of the calling thread's ring. */
 static inline struct cushim_cell *cushim_cell_at(uint64_t pos)
 {
-	return &cushim_me.g->cells[pos & cushim_me.mask];
+	return &CUSHIM_ME.g->cells[pos & CUSHIM_ME.mask];
 }
 
 /* The head cell of a record (reserved at v), written in place, last of its
@@ -92,7 +117,7 @@ static inline void cushim_put_head(uint64_t v, unsigned i, unsigned desc, unsign
 	CUSHIM_CELL_PUT(c, 5, nw > 1 ? argv[1] : 0);
 	CUSHIM_CELL_PUT(c, 6, nw > 2 ? argv[2] : 0);
 	__atomic_store_n(&c->tag, pos << 1 | 1, __ATOMIC_RELEASE);
-	__atomic_store_n(&cushim_me.g->reserved, cushim_me.reserved, __ATOMIC_RELEASE);
+	__atomic_store_n(&CUSHIM_ME.g->reserved, CUSHIM_ME.reserved, __ATOMIC_RELEASE);
 }
 
 /* The call path: record export i's call (desc: its cushim_rec_desc) in

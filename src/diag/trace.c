@@ -45,7 +45,6 @@
 #include <time.h>
 #include <unistd.h>
 
-struct cushim_hot cushim_hot __attribute__((aligned(64)));
 __thread struct cushim_counters *cushim_my_counters __attribute__((tls_model("initial-exec")));
 
 #define counters cushim_counters
@@ -173,7 +172,7 @@ static __attribute__((noinline)) void trace_rest(unsigned i, unsigned desc, CUre
  * in the driver leaves cushim's code cold too. */
 void cushim_trace_call(unsigned i, unsigned desc, CUresult r, uint64_t t0, uint64_t t1, const uint64_t *argv)
 {
-	if (__builtin_expect(cushim_me.g && r == CUDA_SUCCESS && cushim_hot.recording && cushim_hot.tracing, 1)) {
+	if (__builtin_expect(r == CUDA_SUCCESS && cushim_hot.recording && cushim_hot.tracing && CUSHIM_ME.g, 1)) {
 		cushim_record_in(i, desc, r, t0, t1, argv);
 		return;
 	}

@@ -2,20 +2,8 @@
 #ifndef CUSHIM_TRACE_H
 #define CUSHIM_TRACE_H
 #include "table.h"
+#include "recorder.h" /* cushim_hot */
 
-/* What the trace wrappers and cushim_trace_call read on every call, in a
- * cache line of its own: a launch's work in the driver leaves cushim's data
- * cold, and each line the call path touches is then one more fetch.
- * Whether the trace wrappers are in the slots is the shim's to say:
- * cushim_slots_trace(). */
-struct cushim_hot {
-	unsigned char summary;   /* every call counted (CUSHIM_SUMMARY) */
-	unsigned char lines;     /* which calls reach cushim_trace_call: 0 none, 1 failed ones, 2 every one */
-	unsigned char recording; /* calls go into the rings */
-	unsigned char tracing;   /* the diagnostics' outputs have started (cushim_trace_start) */
-	unsigned char pad[60];
-};
-extern struct cushim_hot cushim_hot __attribute__((aligned(64))) CUSHIM_HIDDEN;
 struct cushim_counters {
 	uint64_t calls, errors, ticks, max;
 };
