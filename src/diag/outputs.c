@@ -6,7 +6,8 @@
  * process's own when the lock is had and the file is empty.  A file that is
  * not empty and not locked was written by a process that has ended: the
  * first process of a run (runmark.c) empties it when it names another run
- * (or none), a stale file of an earlier run; any other process keeps it.  A
+ * that is over (or none), a stale file of an earlier run; any other process
+ * keeps it.  A
  * process that does not own the name creates a name derived from it with
  * O_EXCL: tl.json -> tl.PID.json (tl.PID-2.json, ... when that is taken),
  * tl.%p.json -> tl.PID-2.json.  A name held by what is not the user's own
@@ -31,18 +32,34 @@
 
 enum { TAKEN = -2 };
 
-/* Whether the file names this run: a process of it wrote it (the timeline's
- * bootstrap event and the summary both say "run"), or this very process
- * before an exec, when it started a run of its own (its pid begins it). */
-static int this_run(int fd)
+/* Whether a file this process found written, not locked, is stale: no
+ * process of this run wrote it (the timeline's bootstrap event and the
+ * summary both say "run"), nor this very process before an exec, when it
+ * started a run of its own (its pid begins it), and the run that wrote it
+ * is over (runmark.c: its first process is gone).  A process that no
+ * cushim process started begins a run of its own, so a file of a run whose
+ * first process still lives may be a sibling's (one started by the C
+ * library's posix_spawn, past libcushim.so's exec functions). */
+static int stale(int fd)
 {
 	char buf[8192], id[CUSHIM_RUN_ID_MAX], needle[64], self[32];
+	static const char key[] = "\"run\"";
 	ssize_t n = pread(fd, buf, sizeof buf, 0);
 	int m, k = snprintf(self, sizeof self, "\"%ld-", (long)getpid());
+	const char *run, *end;
 
+	if (n <= 0)
+		return 1;
 	cushim_run_id(id, sizeof id);
 	m = snprintf(needle, sizeof needle, "\"%s\"", id);
-	return n > 0 && (memmem(buf, (size_t)n, needle, (size_t)m) || memmem(buf, (size_t)n, self, (size_t)k));
+	if (memmem(buf, (size_t)n, needle, (size_t)m) || memmem(buf, (size_t)n, self, (size_t)k))
+		return 0;
+	if (!(run = memmem(buf, (size_t)n, key, sizeof key - 1)))
+		return 1;
+	end = buf + n;
+	for (run += sizeof key - 1; run < end && (*run == ' ' || *run == ':' || *run == '"'); run++)
+		;
+	return !cushim_run_live(run, (size_t)(end - run));
 }
 
 /* path for this process alone: the fd, TAKEN, CUSHIM_REFUSED (why says
@@ -63,7 +80,7 @@ static int claim(const char *path, int flags, char *why, size_t size)
 		return TAKEN;
 	}
 	if (fstat(fd, &st) == 0 &&
-	    (st.st_size == 0 || (cushim_run_first() && !this_run(fd) && ftruncate(fd, 0) == 0)))
+	    (st.st_size == 0 || (cushim_run_first() && stale(fd) && ftruncate(fd, 0) == 0)))
 		return fd;
 	close(fd);
 	return TAKEN;

@@ -26,7 +26,11 @@
 #include "settings.h"
 #include "callfmt.h"
 #include "runmark.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -108,6 +112,58 @@ void cushim_run_start(void)
 	cushim_run_id(id, sizeof id);
 	if (names_output() && (!(mark = cushim_setting_env("CUSHIM_RUN")) || strcmp(mark, id) != 0))
 		setenv("CUSHIM_RUN", id, 1);
+}
+
+/* The first bytes of a /proc file (a regular file there, opened so that it
+ * never blocks), NUL-terminated: their length, or -1. */
+static ssize_t read_proc(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	ssize_t n;
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
+/* When process pid began, in seconds since the epoch (now, less the time
+ * since boot, plus when it began after boot); -1 unknown. */
+static long long began(unsigned long long pid)
+{
+	char path[48], buf[1024], *p;
+	unsigned long long ticks = 0;
+	double up = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	struct timespec now;
+	snprintf(path, sizeof path, "/proc/%llu/stat", pid);
+	if (hz <= 0 || read_proc(path, buf, sizeof buf) <= 0 || !(p = strrchr(buf, ')')))
+		return -1;
+	/* after the name: state (field 3) ... starttime (field 22) */
+	for (int field = 2; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &ticks) != 1 || read_proc("/proc/uptime", buf, sizeof buf) <= 0 ||
+	    sscanf(buf, "%lf", &up) != 1 || clock_gettime(CLOCK_REALTIME, &now) != 0)
+		return -1;
+	return (long long)((double)now.tv_sec - up + (double)ticks / (double)hz);
+}
+
+int cushim_run_live(const char *text, size_t n)
+{
+	char mark[CUSHIM_RUN_ID_MAX];
+	unsigned long long pid, sec;
+	size_t k = 0;
+	long long start;
+
+	while (k < n && k + 1 < sizeof mark && (text[k] == '-' || (text[k] >= '0' && text[k] <= '9')))
+		mark[k] = text[k], k++;
+	mark[k] = '\0';
+	if (cushim_parse_run(mark, &pid, &sec) != 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH))
+		return 0;
+	start = began(pid);
+	return start < 0 || (unsigned long long)start <= sec + 2; /* the two clocks round apart */
 }
 
 void cushim_run_prefork(void)

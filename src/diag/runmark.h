@@ -14,6 +14,11 @@ size_t cushim_run_id(char *buf, size_t size) CUSHIM_HIDDEN;
 /* Whether this process is its run's first: only that may empty a stale
  * file an earlier run left (outputs.c). */
 int cushim_run_first(void) CUSHIM_HIDDEN;
+/* Whether the run whose mark ("PID-SECONDS") begins at text (n bytes, a
+ * file's) is still under way: its first process lives (a process has its
+ * pid, and began before the run did; where /proc cannot say when it began,
+ * having the pid is enough).  0 where the mark is no mark. */
+int cushim_run_live(const char *text, size_t n) CUSHIM_HIDDEN;
 /* At the start of tracing: the run decided, and the environment marked,
  * where this process names an output, for what the C library starts
  * without libcushim.so's exec functions (posix_spawn, system, popen). */

@@ -31,7 +31,8 @@ tests_timeline_out_app_CFLAGS = $(AM_CFLAGS) -pthread
 tests_timeline_out_app_LDFLAGS = $(FAKE_APP_LINK) -pthread
 tests_timeline_out_app_LDADD = -lcuda
 EXTRA_tests_timeline_out_app_DEPENDENCIES = $(FAKE_APP_DEPS)
-OUT_TESTS = tests/timeline/fifo.sh tests/timeline/owner.sh tests/timeline/fulldisk.sh tests/timeline/exec.sh
+OUT_TESTS = tests/timeline/fifo.sh tests/timeline/owner.sh tests/timeline/fulldisk.sh tests/timeline/exec.sh \
+	tests/timeline/stale.sh
 TESTS += $(OUT_TESTS)
 EXTRA_DIST += $(OUT_TESTS)
 $(OUT_TESTS:.sh=.log): cushim$(EXEEXT) libcushim.la tests/timeline/out-app$(EXEEXT) $(FAKE_DRIVERS) $(FAKE_NO_RUNTIME)
