@@ -7,14 +7,7 @@
 # call and makes 3 calls more: its timeline is valid and holds those 3 calls,
 # under its own pid, and nothing of its parent's.
 . "$top_srcdir/tests/harness/defs.sh"
-fake=$top_builddir/tests/fake
-app=$top_builddir/tests/hardening/sigfork-app
-PYTHON=${PYTHON:-python3}
-[ -d "$fake/drv-13.0" ] || { echo "no $fake/drv-13.0: the fake drivers are not built" >&2; exit 77; }
-[ -x "$app" ] || { echo "no $app" >&2; exit 99; }
-unset LD_PRELOAD CUSHIM_LOG CUSHIM_LOG_FILE CUSHIM_SUMMARY CUSHIM_DRIVER_VERSION CUSHIM_DRIVER CUSHIM_CUDART \
-	CUSHIM_TIMELINE CUSHIM_HIDE CUSHIM_RUN
-export LD_LIBRARY_PATH=$fake/drv-13.0:$fake/no-rt CUSHIM_ADAPT=0
+on_fake_driver tests/hardening/sigfork-app
 
 for mode in plain trace timeline; do
 	case $mode in

@@ -53,6 +53,20 @@ source_variables() {
 		grep -o 'CUSHIM_[A-Z_]*' | grep -v '^CUSHIM_TEST_\|^CUSHIM_ORACLE_DIR$' | sort -u
 }
 
+# on_fake_driver PROGRAM: $app is the built PROGRAM (a path below the build
+# folder), the fake 13.0 driver is on LD_LIBRARY_PATH, and none of the
+# caller's cushim settings is left; skipped (77) without the fake drivers.
+on_fake_driver() {
+	fake=$top_builddir/tests/fake
+	app=$top_builddir/$1
+	PYTHON=${PYTHON:-python3}
+	[ -d "$fake/drv-13.0" ] || { echo "no $fake/drv-13.0: the fake drivers are not built" >&2; exit 77; }
+	[ -x "$app" ] || { echo "no $app" >&2; exit 99; }
+	unset LD_PRELOAD CUSHIM_LOG CUSHIM_LOG_FILE CUSHIM_SUMMARY CUSHIM_DRIVER_VERSION CUSHIM_DRIVER CUSHIM_CUDART \
+		CUSHIM_TIMELINE CUSHIM_HIDE CUSHIM_RUN
+	export LD_LIBRARY_PATH=$fake/drv-13.0:$fake/no-rt CUSHIM_ADAPT=0
+}
+
 finish() {
 	if [ "$failures" -ne 0 ]; then
 		echo "$failures failure(s)" >&2

@@ -8,15 +8,8 @@
 # the timeline is still one valid file, with every call once, and so is the
 # summary.
 . "$top_srcdir/tests/harness/defs.sh"
-fake=$top_builddir/tests/fake
-app=$top_builddir/tests/timeline/out-app
-PYTHON=${PYTHON:-python3}
-[ -d "$fake/drv-13.0" ] || { echo "no $fake/drv-13.0: the fake drivers are not built" >&2; exit 77; }
-[ -x "$app" ] || { echo "no $app" >&2; exit 99; }
+on_fake_driver tests/timeline/out-app
 [ -z "$EXE_WRAPPER" ] || { echo "out-app execs itself: not under an emulator" >&2; exit 77; }
-unset LD_PRELOAD CUSHIM_LOG CUSHIM_LOG_FILE CUSHIM_SUMMARY CUSHIM_DRIVER_VERSION CUSHIM_DRIVER CUSHIM_CUDART \
-	CUSHIM_TIMELINE CUSHIM_HIDE CUSHIM_RUN
-export LD_LIBRARY_PATH=$fake/drv-13.0:$fake/no-rt CUSHIM_ADAPT=0
 
 # FILE: whether a timeline is whole, and its call events in $n (a cut one
 # is counted after `cushim timeline --repair` of a copy).

@@ -14,14 +14,7 @@
 #     given to cushim timeline and cushim summary: one line, exit 2.
 # Each program runs under timeout: a hang is a failure.
 . "$top_srcdir/tests/harness/defs.sh"
-fake=$top_builddir/tests/fake
-app=$top_builddir/tests/timeline/out-app
-PYTHON=${PYTHON:-python3}
-[ -d "$fake/drv-13.0" ] || { echo "no $fake/drv-13.0: the fake drivers are not built" >&2; exit 77; }
-[ -x "$app" ] || { echo "no $app" >&2; exit 99; }
-unset LD_PRELOAD CUSHIM_LOG CUSHIM_LOG_FILE CUSHIM_SUMMARY CUSHIM_DRIVER_VERSION CUSHIM_DRIVER CUSHIM_CUDART \
-	CUSHIM_TIMELINE CUSHIM_HIDE CUSHIM_RUN
-export LD_LIBRARY_PATH=$fake/drv-13.0:$fake/no-rt CUSHIM_ADAPT=0
+on_fake_driver tests/timeline/out-app
 mkfifo "$T/log.fifo" "$T/tl.json" "$T/s.json" || { echo "mkfifo failed" >&2; exit 99; }
 
 ended() { # NAME: the run ended in time, exit 0

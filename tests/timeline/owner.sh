@@ -11,13 +11,7 @@
 # too.  `cushim timeline --merge` writes its output mode 0600, as its
 # inputs are.
 . "$top_srcdir/tests/harness/defs.sh"
-fake=$top_builddir/tests/fake
-app=$top_builddir/tests/timeline/out-app
-[ -d "$fake/drv-13.0" ] || { echo "no $fake/drv-13.0: the fake drivers are not built" >&2; exit 77; }
-[ -x "$app" ] || { echo "no $app" >&2; exit 99; }
-unset LD_PRELOAD CUSHIM_LOG CUSHIM_LOG_FILE CUSHIM_SUMMARY CUSHIM_DRIVER_VERSION CUSHIM_DRIVER CUSHIM_CUDART \
-	CUSHIM_TIMELINE CUSHIM_HIDE CUSHIM_RUN
-export LD_LIBRARY_PATH=$fake/drv-13.0:$fake/no-rt CUSHIM_ADAPT=0
+on_fake_driver tests/timeline/out-app
 umask 022
 d=$T/shared
 mkdir "$d" && chmod 1777 "$d" && chmod 755 "$T" || exit 99

@@ -9,15 +9,8 @@
 # process writes a derived name, and the child's 5 calls stay.  Once the
 # parent has ended, a later run empties tl.json as stale, as before.
 . "$top_srcdir/tests/harness/defs.sh"
-fake=$top_builddir/tests/fake
-app=$top_builddir/tests/timeline/out-app
-PYTHON=${PYTHON:-python3}
-[ -d "$fake/drv-13.0" ] || { echo "no $fake/drv-13.0: the fake drivers are not built" >&2; exit 77; }
-[ -x "$app" ] || { echo "no $app" >&2; exit 99; }
+on_fake_driver tests/timeline/out-app
 [ -z "$EXE_WRAPPER" ] || { echo "the parent is this machine's Python: not under an emulator" >&2; exit 77; }
-unset LD_PRELOAD CUSHIM_LOG CUSHIM_LOG_FILE CUSHIM_SUMMARY CUSHIM_DRIVER_VERSION CUSHIM_DRIVER CUSHIM_CUDART \
-	CUSHIM_TIMELINE CUSHIM_HIDE CUSHIM_RUN
-export LD_LIBRARY_PATH=$fake/drv-13.0:$fake/no-rt CUSHIM_ADAPT=0
 
 calls() { # FILE: its call events, or "none" where it is no valid timeline
 	$PYTHON -c 'import json, sys; print(sum(e.get("ph") == "X" for e in json.load(open(sys.argv[1]))))' "$1" \
