@@ -64,8 +64,9 @@ extern struct cushim_hot cushim_hot __attribute__((aligned(64))) CUSHIM_HIDDEN;
 /* The calling thread's cushim_me, once the recorder has started.  On
  * x86-64, through the thread pointer at cushim_hot.me_at, read with the
  * flags: the library's global offset table, where the compiler would find
- * that offset, is one more line to fetch. */
-#if defined(__x86_64__) && defined(__SEG_FS)
+ * that offset, is one more line to fetch.  Not in a sanitizer's build: its
+ * checks take an address relative to the thread pointer for an address. */
+#if defined(__x86_64__) && defined(__SEG_FS) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #define CUSHIM_ME (*(struct cushim_writer __seg_fs *)(uintptr_t)cushim_hot.me_at)
 #else
 #define CUSHIM_ME cushim_me
