@@ -226,14 +226,22 @@ static char *environment(int *n)
 	return all;
 }
 
+/* This process's timeline file: CUSHIM_TIMELINE's DIR/tl.%p.json with its pid. */
+static void own_timeline(char *path, size_t size)
+{
+	const char *t = getenv("CUSHIM_TIMELINE"), *p = t ? strstr(t, "%p") : NULL;
+	snprintf(path, size, "%.*s%ld%s", p ? (int)(p - t) : 0, p ? t : "", (long)getpid(), p ? p + 2 : "");
+}
+
 /* arg: "preload" (libcushim.so is in LD_PRELOAD) or "dlopen" (this child
  * opens it).  Nothing of cushim's has run, until the first call, which
- * marks the run (CUSHIM_TIMELINE is named). */
+ * marks the run and opens the timeline (CUSHIM_TIMELINE is named). */
 static int child_loaded(const char *arg)
 {
 	void *h = RTLD_DEFAULT;
 	CUresult (*version)(int *);
 	int v = 0;
+	char tl[4200];
 
 	if (strcmp(arg, "dlopen") == 0) {
 		int n0, n1;
@@ -250,12 +258,15 @@ static int child_loaded(const char *arg)
 		free(before), free(after);
 	}
 	EXPECT(!getenv("CUSHIM_RUN"), "loading libcushim.so set CUSHIM_RUN=%s", getenv("CUSHIM_RUN"));
+	own_timeline(tl, sizeof tl);
+	EXPECT(access(tl, F_OK) != 0, "loading libcushim.so created the timeline %s", tl);
 	fflush(stdout);
 	(void)!write(2, FIRST_CALL, sizeof FIRST_CALL - 1);
 	*(void **)&version = dlsym(h, "cuDriverGetVersion"); /* (RTLD_DEFAULT: the preloaded one) */
 	EXPECT(version && strstr(object_of((void *)version), "libcushim"), "cuDriverGetVersion is not cushim's");
 	EXPECT(version && version(&v) == CUDA_SUCCESS && v == 13000, "cuDriverGetVersion gave %d", v);
 	EXPECT(getenv("CUSHIM_RUN") != NULL, "tracing started, and the run is not marked");
+	EXPECT(access(tl, F_OK) == 0, "tracing started, and the timeline %s is not there", tl);
 	return child_failures != 0;
 }
 
@@ -369,7 +380,8 @@ START_TEST(check_loading_runs_nothing_of_cushim)
 		ck_assert_msg(!audit || (seen && seen > first),
 			      "%s: libcushim.so looked up %s before the first driver call:\n%s", how,
 			      seen ? "symbols" : "nothing even", r.err);
-		printf("%s: nothing before the first call\n", how);
+		printf("%s: nothing before the first call (the environment, the timeline%s)\n", how,
+		       audit ? ", the lookups" : "; the lookups not watched: no audit library here");
 		run_free(&r);
 	}
 	DIR *d = opendir(dir);
