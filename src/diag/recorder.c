@@ -94,7 +94,9 @@ static struct cushim_ring *ring_first(void)
 
 void cushim_recorder_start(unsigned cells_log2, void (*reader)(void))
 {
-	cushim_hot.me_at = (long)((char *)&cushim_me - (char *)__builtin_thread_pointer());
+#ifdef CUSHIM_THREAD_POINTER
+	cushim_hot.me_at = (long)((char *)&cushim_me - CUSHIM_THREAD_POINTER());
+#endif
 	ring_log2 = cells_log2 < 6 ? 6 : cells_log2;
 	drain_at_exit = reader;
 	cushim_records_init();

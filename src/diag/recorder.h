@@ -68,6 +68,8 @@ extern struct cushim_hot cushim_hot __attribute__((aligned(64))) CUSHIM_HIDDEN;
  * checks take an address relative to the thread pointer for an address. */
 #if defined(__x86_64__) && defined(__SEG_FS) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #define CUSHIM_ME (*(struct cushim_writer __seg_fs *)(uintptr_t)cushim_hot.me_at)
+/* The thread pointer: the x86-64 ABI keeps it at %fs:0. */
+#define CUSHIM_THREAD_POINTER() (*(char *__seg_fs *)0)
 #else
 #define CUSHIM_ME cushim_me
 #endif
