@@ -69,7 +69,8 @@ struct cushim_rec {
 #define CUSHIM_REC_STRING_SHIFT 8
 #define CUSHIM_REC_STRING (0x1fu << CUSHIM_REC_STRING_SHIFT)
 #define CUSHIM_REC_MAKES 0x2000u
-static inline __attribute__((always_inline)) unsigned cushim_rec_describe(const struct cushim_argdesc *d, unsigned n, const char *name)
+static inline __attribute__((always_inline)) unsigned cushim_rec_describe(const struct cushim_argdesc *d, unsigned n,
+									  const char *name)
 {
 	unsigned s = 0;
 #pragma GCC unroll 16 /* unrolled whole, so that a wrapper's is a constant */

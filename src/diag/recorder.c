@@ -17,7 +17,7 @@ static void (*drain_at_exit)(void); /* a reader, which frees a retired ring once
 static uint64_t unringed;
 static pthread_key_t ring_key;
 __thread struct cushim_writer cushim_me __attribute__((tls_model("initial-exec"), aligned(32)));
-struct cushim_hot cushim_hot __attribute__((aligned(64)));
+struct cushim_hot cushim_hot;
 static __thread int ring_failed __attribute__((tls_model("initial-exec")));
 
 /* ---- rings: made at a thread's first record, handed on at its exit ---- */
@@ -143,7 +143,6 @@ static uint64_t driver_name(unsigned i, uint64_t made)
 	const char *name = NULL;
 	return f && f(&name, made) == CUDA_SUCCESS ? (uint64_t)(uintptr_t)name : 0;
 }
-
 
 /* A record of words alone (a launch's): each cell written straight from
  * the arguments, with no copy between. */

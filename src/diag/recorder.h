@@ -57,9 +57,8 @@ struct cushim_hot {
 	unsigned char recording; /* calls go into the rings */
 	unsigned char tracing;   /* the diagnostics' outputs have started (cushim_trace_start) */
 	long me_at;              /* cushim_me's place from the thread pointer, the same in every thread */
-	unsigned char pad[64 - 4 - sizeof(long)];
-};
-extern struct cushim_hot cushim_hot __attribute__((aligned(64))) CUSHIM_HIDDEN;
+} __attribute__((aligned(64))); /* its size a whole line: nothing else lies in it */
+extern struct cushim_hot cushim_hot CUSHIM_HIDDEN;
 
 /* The calling thread's cushim_me, once the recorder has started.  On
  * x86-64, through the thread pointer at cushim_hot.me_at, read with the
