@@ -7,10 +7,9 @@
  * not empty and not locked was written by a process that has ended: the
  * first process of a run (runmark.c) empties it when it names another run
  * that is over (or none), a stale file of an earlier run; any other process
- * keeps it.  A
- * process that does not own the name creates a name derived from it with
- * O_EXCL: tl.json -> tl.PID.json (tl.PID-2.json, ... when that is taken),
- * tl.%p.json -> tl.PID-2.json.  A name held by what is not the user's own
+ * keeps it.  A process that does not own the name creates a name derived
+ * from it with O_EXCL: tl.json -> tl.PID.json (tl.PID-2.json, ... when that
+ * is taken), tl.%p.json -> tl.PID-2.json.  A name held by what is not the user's own
  * file (ownfile.c: a FIFO, a device, another user's file, one group or
  * others may read) is never opened for writing: it is said once, and the
  * process writes a derived name instead.  Nothing here runs per call: only
@@ -54,11 +53,19 @@ static int stale(int fd)
 	m = snprintf(needle, sizeof needle, "\"%s\"", id);
 	if (memmem(buf, (size_t)n, needle, (size_t)m) || memmem(buf, (size_t)n, self, (size_t)k))
 		return 0;
-	if (!(run = memmem(buf, (size_t)n, key, sizeof key - 1)))
-		return 1;
+	/* the key "run" and its value, not a string "run" (a program so named) */
 	end = buf + n;
-	for (run += sizeof key - 1; run < end && (*run == ' ' || *run == ':' || *run == '"'); run++)
-		;
+	for (run = buf; (run = memmem(run, (size_t)(end - run), key, sizeof key - 1)); ) {
+		run += sizeof key - 1;
+		while (run < end && *run == ' ')
+			run++;
+		if (run < end && *run == ':')
+			break;
+	}
+	if (!run)
+		return 1;
+	while (run < end && (*run == ' ' || *run == ':' || *run == '"'))
+		run++;
 	return !cushim_run_live(run, (size_t)(end - run));
 }
 
